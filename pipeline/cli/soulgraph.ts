@@ -1,0 +1,38 @@
+/**
+ * The data engineers' command line: `npx soulgraph <command> --help`.
+ */
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../../shared/config.ts';
+import { generateCommand } from './generate.command.ts';
+import { ingestCommand } from './ingest.command.ts';
+import { migrateCommand } from './migrate.command.ts';
+import { schedulerCommand, workersCommand } from './process.command.ts';
+import { statusCommand } from './status.command.ts';
+import { UsageError } from './usage-error.ts';
+
+const program = new Command('soulgraph')
+  .description('soulgraph pipeline: ingest, inspect and run the data behind the API')
+  .showHelpAfterError()
+  .exitOverride()
+  .addCommand(ingestCommand())
+  .addCommand(statusCommand())
+  .addCommand(migrateCommand())
+  .addCommand(generateCommand())
+  .addCommand(workersCommand())
+  .addCommand(schedulerCommand());
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = exitCodeFor(error);
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    process.stderr.write(`soulgraph: ${error.message}\n`);
+    return 2;
+  }
+  process.stderr.write(`soulgraph: ${(error as Error).stack ?? String(error)}\n`);
+  return 1;
+}

@@ -1,0 +1,91 @@
+/**
+ * `soulgraph status`: what a data engineer checks first: queue depths, workers, recent
+ * failures with their reasons, schedules, and rows and rejects per table.
+ */
+import { Queue } from 'bullmq';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
+import type { Config } from '../../shared/config.ts';
+import { allQueueNames } from '../../shared/queues.ts';
+import { redisConnection } from '../../shared/redis.ts';
+import { recordKinds } from '../../shared/records/kinds.ts';
+import { listSchedules } from '../job-schedulers.ts';
+import { openProcessContext } from '../process-context.ts';
+
+export function statusCommand(): Command {
+  return new Command('status')
+    .description('Show queue depths, workers, recent failures, schedules, and rows per table')
+    .option('--failures <n>', 'recent failed jobs to show per queue', '3')
+    .action(async (options: { failures: string }) => {
+      const say = (line: string) => process.stderr.write(`${line}\n`);
+      const context = await openProcessContext({ name: 'status', say });
+      try {
+        const out: string[] = [];
+        out.push(...(await queueReport(context.config, Number(options.failures) || 0)));
+        out.push('', ...(await scheduleReport(context.config)));
+        const ch = createClickHouse(context.config);
+        try {
+          out.push('', ...(await tableReport(ch)));
+        } finally {
+          await ch.close();
+        }
+        process.stdout.write(`${out.join('\n')}\n`);
+      } finally {
+        await context.shutdown.run('done');
+      }
+    });
+}
+
+async function queueReport(config: Config, failures: number): Promise<string[]> {
+  const rows: string[][] = [['queue', 'waiting', 'active', 'delayed', 'failed', 'completed', 'workers']];
+  const failed: string[] = [];
+  for (const name of allQueueNames()) {
+    const queue = new Queue(name, { connection: redisConnection(config, 'producer'), prefix: config.QUEUE_PREFIX });
+    try {
+      const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
+      const workers = await queue.getWorkersCount();
+      rows.push([name, String((c.waiting ?? 0) + (c.prioritized ?? 0)), ...['active', 'delayed', 'failed', 'completed'].map((k) => String(c[k] ?? 0)), String(workers)]);
+      for (const job of failures > 0 ? await queue.getFailed(0, failures - 1) : []) {
+        const when = job.finishedOn ? new Date(job.finishedOn).toISOString() : '?';
+        failed.push(`  ${name} job ${job.id} at ${when} after ${job.attemptsMade} attempts: ${job.failedReason}`);
+      }
+    } finally {
+      await queue.close();
+    }
+  }
+  return [...formatTable(rows), '', failed.length > 0 ? 'Recent failures:' : 'No failed jobs.', ...failed];
+}
+
+async function scheduleReport(config: Config): Promise<string[]> {
+  const schedules = await listSchedules(config, redisConnection(config, 'producer'), allQueueNames());
+  if (schedules.length === 0) return ['No job schedulers (start `soulgraph scheduler`).'];
+  return formatTable([
+    ['schedule', 'queue', 'cron (UTC)', 'next run'],
+    ...schedules.map((s) => [s.id, s.queue, s.cron, s.next?.toISOString() ?? '-']),
+  ]);
+}
+
+const countRow = z.object({ rows: z.coerce.number() });
+const rejectsRow = z.object({ kind: z.string(), rejects: z.coerce.number() });
+
+async function tableReport(ch: ClickHouse): Promise<string[]> {
+  const rejects = new Map(
+    (await ch.query(sql`SELECT kind, count() AS rejects FROM ingest_rejects FINAL GROUP BY kind`, rejectsRow)).map((r) => [
+      r.kind,
+      r.rejects,
+    ]),
+  );
+  const rows: string[][] = [['kind', 'table', 'rows', 'rejects']];
+  for (const kind of Object.values(recordKinds)) {
+    const [count] = await ch.query(sql`SELECT count() AS rows FROM ${identifier(kind.table)} FINAL`, countRow);
+    rows.push([kind.name, kind.table, String(count?.rows ?? 0), String(rejects.get(kind.name) ?? 0)]);
+  }
+  return formatTable(rows);
+}
+
+export function formatTable(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+}

@@ -1,0 +1,54 @@
+/**
+ * The work of one ingest job: validate the chunk, then write its rows and its rejects to
+ * ClickHouse before the job completes. Every table's natural key makes the writes
+ * idempotent, so a job retried after dying half way leaves the same logical rows.
+ */
+import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { IngestJob, IngestResult } from '../../shared/queues.ts';
+import { recordKinds } from '../../shared/records/kinds.ts';
+import { linkProfileIdentities } from './profile-identities.ts';
+import { validateChunk, type Reject } from './validate-chunk.ts';
+
+const REJECT_SAMPLES = 20;
+const MAX_RAW_BYTES = 4096;
+
+export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string): Promise<IngestResult> {
+  const validated = validateChunk(job);
+  let { accepted, rejects } = validated;
+  const now = Math.floor(Date.now() / 1000);
+
+  if (job.kind === 'profiles') {
+    const linked = await linkProfileIdentities(ch, accepted, rawLines(job));
+    accepted = linked.accepted;
+    rejects = [...rejects, ...linked.rejects].sort((a, b) => a.line - b.line);
+    await ch.insert('profile_identities', linked.identities as unknown as Record<string, unknown>[]);
+  }
+
+  await ch.insert(
+    recordKinds[job.kind].table,
+    accepted.map(({ row }) => ({ ...row, ingested_at: now })),
+  );
+  await ch.insert('ingest_rejects', rejects.map((r) => rejectRow(job, jobId, r, now)));
+
+  return {
+    accepted: accepted.length,
+    rejected: rejects.length,
+    rejectSamples: rejects.slice(0, REJECT_SAMPLES).map(({ line, reason }) => ({ line, reason })),
+  };
+}
+
+function rejectRow(job: IngestJob, jobId: string, reject: Reject, now: number) {
+  return {
+    kind: job.kind,
+    source: job.source,
+    line: reject.line,
+    reason: reject.reason,
+    raw: reject.raw.length > MAX_RAW_BYTES ? reject.raw.slice(0, MAX_RAW_BYTES) : reject.raw,
+    job_id: jobId,
+    rejected_at: now,
+  };
+}
+
+function rawLines(job: IngestJob): Map<number, string> {
+  return new Map(job.rows.map((row, i) => [job.lines[i]!, typeof row === 'string' ? row : JSON.stringify(row)]));
+}

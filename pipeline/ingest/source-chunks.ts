@@ -1,0 +1,89 @@
+/**
+ * Reads a source file as chunks of raw rows with their line numbers, streaming, so a file
+ * of any size is read in bounded memory. JSON Lines rows stay strings (the worker parses
+ * them, so a malformed line is rejected with its number instead of stopping the read);
+ * CSV rows are arrays of cells plus the header.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { parse as parseCsv } from 'csv-parse';
+
+export type SourceEncoding = 'jsonl' | 'csv';
+
+export interface SourceChunk {
+  header?: string[];
+  rows: string[] | string[][];
+  lines: number[];
+}
+
+export interface ReadProgress {
+  bytesRead: number;
+  totalBytes: number;
+}
+
+/** JSON Lines for .jsonl/.ndjson/.json (ethereum-etl writes JSON lines as .json), CSV for .csv. */
+export function encodingOf(file: string): SourceEncoding {
+  if (/\.(jsonl|ndjson|json)$/i.test(file)) return 'jsonl';
+  if (/\.csv$/i.test(file)) return 'csv';
+  throw new Error(`${file}: unknown file type; use .jsonl (JSON Lines) or .csv (with a header)`);
+}
+
+export async function* readSourceChunks(
+  file: string,
+  chunkRows: number,
+  onProgress: (p: ReadProgress) => void = () => {},
+): AsyncGenerator<SourceChunk> {
+  const totalBytes = (await stat(file)).size;
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+  let bytesRead = 0;
+  stream.on('data', (data) => {
+    bytesRead += data.length;
+    onProgress({ bytesRead, totalBytes });
+  });
+  if (encodingOf(file) === 'jsonl') yield* jsonLineChunks(stream, chunkRows);
+  else yield* csvChunks(stream, chunkRows, file);
+}
+
+async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number): AsyncGenerator<SourceChunk> {
+  let rows: string[] = [];
+  let lines: number[] = [];
+  let lineNumber = 0;
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+    lineNumber++;
+    if (line.trim() === '') continue;
+    rows.push(line);
+    lines.push(lineNumber);
+    if (rows.length >= chunkRows) {
+      yield { rows, lines };
+      rows = [];
+      lines = [];
+    }
+  }
+  if (rows.length > 0) yield { rows, lines };
+}
+
+async function* csvChunks(stream: NodeJS.ReadableStream, chunkRows: number, file: string): AsyncGenerator<SourceChunk> {
+  // relax_column_count: a row with the wrong number of cells reaches the worker, which
+  // rejects that one line; it must not abort the whole file.
+  const parser = stream.pipe(parseCsv({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
+  let header: string[] | undefined;
+  let rows: string[][] = [];
+  let lines: number[] = [];
+  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    if (!header) {
+      header = record.map((h) => h.trim());
+      if (header.length === 0 || header.some((h) => h === '')) throw new Error(`${file}: the CSV header has blank columns`);
+      continue;
+    }
+    rows.push(record);
+    lines.push(info.lines);
+    if (rows.length >= chunkRows) {
+      yield { header, rows, lines };
+      rows = [];
+      lines = [];
+    }
+  }
+  if (!header) throw new Error(`${file}: empty CSV file (a header line is required)`);
+  if (rows.length > 0) yield { header, rows, lines };
+}

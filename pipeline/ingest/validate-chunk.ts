@@ -1,0 +1,85 @@
+/**
+ * Turns one job's raw rows into table rows and rejects. Every row is decoded (JSON or CSV
+ * cells), mapped from its source format, and validated by its kind's schema; a row that
+ * fails any step becomes a reject naming its line and the reason, and the rest go on.
+ */
+import type { z } from 'zod';
+import type { IngestJob } from '../../shared/queues.ts';
+import { recordKinds } from '../../shared/records/kinds.ts';
+import { ethereumEtlMapper } from './ethereum-etl.ts';
+
+export interface Reject {
+  line: number;
+  reason: string;
+  raw: string;
+}
+
+export interface AcceptedRow {
+  line: number;
+  row: Record<string, unknown>;
+}
+
+export interface ValidatedChunk {
+  accepted: AcceptedRow[];
+  rejects: Reject[];
+}
+
+type Decoded = { ok: true; record: Record<string, unknown> } | { ok: false; reason: string };
+
+export function validateChunk(job: IngestJob): ValidatedChunk {
+  const schema = recordKinds[job.kind].schema as z.ZodType<Record<string, unknown>>;
+  const map = job.format === 'ethereum-etl' ? ethereumEtlMapper(job.kind) : undefined;
+  const accepted: AcceptedRow[] = [];
+  const rejects: Reject[] = [];
+
+  job.rows.forEach((raw, i) => {
+    const line = job.lines[i]!;
+    const decoded = typeof raw === 'string' ? decodeJsonLine(raw) : decodeCsvRow(raw, job.header ?? []);
+    const rawText = typeof raw === 'string' ? raw : JSON.stringify(raw);
+    if (!decoded.ok) {
+      rejects.push({ line, reason: decoded.reason, raw: rawText });
+      return;
+    }
+    const record = map ? map(decoded.record, job.chainId ?? 1) : decoded.record;
+    const parsed = schema.safeParse(record);
+    if (parsed.success) accepted.push({ line, row: parsed.data });
+    else rejects.push({ line, reason: describeIssues(parsed.error, record), raw: rawText });
+  });
+  return { accepted, rejects };
+}
+
+function decodeJsonLine(line: string): Decoded {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: 'a line must be one JSON object' };
+  }
+  return { ok: true, record: value as Record<string, unknown> };
+}
+
+function decodeCsvRow(cells: string[], header: string[]): Decoded {
+  if (cells.length !== header.length) {
+    return { ok: false, reason: `expected ${header.length} columns as in the header, found ${cells.length}` };
+  }
+  const record: Record<string, unknown> = {};
+  // An empty cell is an absent value, never 0 or '' by coercion.
+  header.forEach((name, i) => {
+    if (cells[i] !== '') record[name] = cells[i];
+  });
+  return { ok: true, record };
+}
+
+/** "blockNumber: missing; from: must be a 0x-prefixed 20-byte hex address" */
+export function describeIssues(error: z.ZodError, record: Record<string, unknown>): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.join('.') || 'record';
+      const missing = issue.path.length === 1 && record[String(issue.path[0])] === undefined;
+      return `${field}: ${missing ? 'missing' : issue.message}`;
+    })
+    .join('; ');
+}

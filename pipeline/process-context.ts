@@ -1,0 +1,43 @@
+/**
+ * What every pipeline process (CLI command, workers, scheduler) starts with: the config,
+ * a ClickHouse and a Redis to talk to (the configured ones, or the local stack), the
+ * migrated schema, a logger, and an ordered shutdown.
+ */
+import { loadConfig, type Config } from '../shared/config.ts';
+import { migrate } from '../shared/clickhouse/migrate.ts';
+import { configWithStack, ensureLocalStack } from '../shared/local-stack/local-stack.ts';
+import { createLogger, type Logger } from '../shared/logger.ts';
+import { Shutdown } from '../shared/shutdown.ts';
+
+export interface ProcessContext {
+  config: Config;
+  logger: Logger;
+  shutdown: Shutdown;
+}
+
+export interface OpenOptions {
+  name: string;
+  /** Apply pending migrations (every entry point does, so the schema is never behind). */
+  migrate?: boolean;
+  /** Progress lines for people (the CLI); processes log JSON instead. */
+  say?: (line: string) => void;
+  config?: Config;
+}
+
+export async function openProcessContext(options: OpenOptions): Promise<ProcessContext> {
+  const baseConfig = options.config ?? loadConfig();
+  // The CLI talks to people through `say`; its JSON log keeps to warnings, on stderr.
+  const logger = options.say
+    ? createLogger(baseConfig, options.name, { toStderr: true, level: baseConfig.LOG_LEVEL === 'info' ? 'warn' : baseConfig.LOG_LEVEL })
+    : createLogger(baseConfig, options.name);
+  const say = options.say ?? ((line: string) => logger.info(line));
+  const shutdown = new Shutdown((line) => say(line));
+
+  const stack = await ensureLocalStack(baseConfig, { log: say });
+  shutdown.add('local stack', () => stack.stop());
+  const config = configWithStack(baseConfig, stack);
+  if (options.migrate ?? true) {
+    await migrate(config, { log: say });
+  }
+  return { config, logger, shutdown };
+}

@@ -1,0 +1,69 @@
+/**
+ * The ClickHouse connection used by the API and the pipeline: typed reads (zod on every
+ * row), commands, and batch inserts. Nothing connects on import; callers create one
+ * client per process and close it on shutdown.
+ */
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { SqlFragment } from './sql-literal.ts';
+
+export interface ClickHouse {
+  readonly database: string;
+  /** Runs a SELECT; every row is validated by `row`, so a schema drift fails loudly here. */
+  query<Row extends z.ZodType>(statement: SqlFragment, row: Row): Promise<z.output<Row>[]>;
+  /** DDL and other statements without a result. */
+  command(statement: SqlFragment): Promise<void>;
+  /** One INSERT of all rows (JSONEachRow); ClickHouse writes a block of up to ~1 M rows atomically. */
+  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface ClickHouseOptions {
+  /** Override the configured database (tests use one database per file). */
+  database?: string;
+  /** Connect without selecting a database (to create it). */
+  noDatabase?: boolean;
+  requestTimeoutMs?: number;
+}
+
+export function createClickHouse(config: Config, options: ClickHouseOptions = {}): ClickHouse {
+  if (!config.CLICKHOUSE_URL) throw new Error('CLICKHOUSE_URL is not set and no local stack was started');
+  const database = options.database ?? config.CLICKHOUSE_DATABASE;
+  const client: ClickHouseClient = createClient({
+    url: config.CLICKHOUSE_URL,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    ...(options.noDatabase ? {} : { database }),
+    request_timeout: options.requestTimeoutMs ?? 300_000,
+    // Progress headers keep long INSERT ... SELECTs alive through idle-timeout proxies.
+    clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },
+    // Failures reach the caller as exceptions; the client's own console logging would duplicate them.
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+
+  return {
+    database,
+    async query(statement, row) {
+      const result = await client.query({ query: statement.text, format: 'JSONEachRow' });
+      const rows = await result.json<unknown>();
+      return rows.map((r, i) => {
+        const parsed = row.safeParse(r);
+        if (!parsed.success) {
+          throw new Error(`ClickHouse row ${i} does not match the expected shape: ${parsed.error.message}`);
+        }
+        return parsed.data;
+      });
+    },
+    async command(statement) {
+      await client.command({ query: statement.text });
+    },
+    async insert(table, rows) {
+      if (rows.length === 0) return;
+      await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+    },
+    ping: async () => (await client.ping()).success,
+    close: () => client.close(),
+  };
+}

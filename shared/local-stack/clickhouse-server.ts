@@ -1,0 +1,174 @@
+/**
+ * A private clickhouse-server child on free loopback ports, configured by files we
+ * write into its folder so it never reads /etc/clickhouse-server.
+ * The XML uses only what 18.16.1 (the Debian package) and current releases both accept.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { findClickHouseServer, type BinarySearch, type Command } from './binaries.ts';
+import { freePorts } from './free-port.ts';
+import {
+  fileSize,
+  once,
+  readAppendedSince,
+  retryOnPortClash,
+  spawnServer,
+  stopChild,
+  waitUntilReady,
+  type RunningService,
+} from './running-service.ts';
+
+export interface ClickHouseOptions extends BinarySearch {
+  /** Folder for config, data and logs; created if missing. */
+  dir: string;
+  log?: (line: string) => void;
+  /** Password of the read-only `analyst` user. */
+  analystPassword?: string;
+  /** Binary to run; found on the search path when omitted. */
+  command?: Command;
+}
+
+const START_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 15_000;
+
+export async function startClickHouse(options: ClickHouseOptions): Promise<RunningService> {
+  const command = options.command ?? findClickHouseServer(options);
+  return retryOnPortClash(() => startOnce(command, options));
+}
+
+async function startOnce(command: Command, options: ClickHouseOptions): Promise<RunningService> {
+  const dir = resolve(options.dir);
+  const [httpPort, tcpPort, interserverPort] = (await freePorts(3)) as [number, number, number];
+  const configPath = await writeServerFiles(dir, { httpPort, tcpPort, interserverPort }, options.analystPassword ?? 'analyst');
+  const errorLog = join(dir, 'log', 'clickhouse-server.err.log');
+  const errorLogStart = await fileSize(errorLog);
+  const url = `http://127.0.0.1:${httpPort}`;
+
+  const server = spawnServer(command, [`--config-file=${configPath}`], dir);
+  await waitUntilReady(server, {
+    name: 'clickhouse-server',
+    timeoutMs: START_TIMEOUT_MS,
+    probe: () => pingClickHouse(url),
+    diagnostics: async () => `${server.stderrTail()}\n${await readAppendedSince(errorLog, errorLogStart)}`,
+  });
+  const version = await clickHouseVersion(url);
+  options.log?.(`clickhouse-server ${version} on ${url} (data: ${dir})`);
+  return { url, pid: server.pid, version, stop: once(() => stopChild(server.child, STOP_GRACE_MS)) };
+}
+
+/** True if a ClickHouse server answers GET /ping at this URL. */
+export async function pingClickHouse(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(1_000) });
+    return response.ok && (await response.text()).trim() === 'Ok.';
+  } catch {
+    return false;
+  }
+}
+
+async function clickHouseVersion(url: string): Promise<string> {
+  const response = await fetch(`${url}/?query=${encodeURIComponent('SELECT version()')}`, { signal: AbortSignal.timeout(5_000) });
+  return (await response.text()).trim();
+}
+
+interface Ports {
+  httpPort: number;
+  tcpPort: number;
+  interserverPort: number;
+}
+
+/** Creates the folder layout and both XML files; returns the config.xml path. */
+async function writeServerFiles(dir: string, ports: Ports, analystPassword: string): Promise<string> {
+  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas', 'log']) await mkdir(join(dir, sub), { recursive: true });
+  const configPath = join(dir, 'config.xml');
+  await writeFile(configPath, serverConfigXml(dir, ports));
+  await writeFile(join(dir, 'users.xml'), usersXml(analystPassword));
+  return configPath;
+}
+
+function serverConfigXml(dir: string, ports: Ports): string {
+  const path = (sub: string) => xmlText(join(dir, sub) + '/');
+  // Only the three ports 18.16 knows are listed; newer releases leave mysql/postgres ports off unless configured.
+  return `<?xml version="1.0"?>
+<yandex>
+    <logger>
+        <level>information</level>
+        <log>${xmlText(join(dir, 'log', 'clickhouse-server.log'))}</log>
+        <errorlog>${xmlText(join(dir, 'log', 'clickhouse-server.err.log'))}</errorlog>
+        <size>100M</size>
+        <count>3</count>
+    </logger>
+    <http_port>${ports.httpPort}</http_port>
+    <tcp_port>${ports.tcpPort}</tcp_port>
+    <interserver_http_port>${ports.interserverPort}</interserver_http_port>
+    <interserver_http_host>127.0.0.1</interserver_http_host>
+    <listen_host>127.0.0.1</listen_host>
+    <max_connections>1024</max_connections>
+    <keep_alive_timeout>3</keep_alive_timeout>
+    <max_concurrent_queries>100</max_concurrent_queries>
+    <!-- Caches are allocated on demand, but the defaults (5-8 GB) are sized for a dedicated server. -->
+    <mark_cache_size>268435456</mark_cache_size>
+    <uncompressed_cache_size>268435456</uncompressed_cache_size>
+    <path>${path('data')}</path>
+    <tmp_path>${path('tmp')}</tmp_path>
+    <user_files_path>${path('user_files')}</user_files_path>
+    <format_schema_path>${path('format_schemas')}</format_schema_path>
+    <users_config>${xmlText(join(dir, 'users.xml'))}</users_config>
+    <default_profile>default</default_profile>
+    <default_database>default</default_database>
+    <timezone>UTC</timezone>
+    <mlock_executable>false</mlock_executable>
+</yandex>
+`;
+}
+
+function usersXml(analystPassword: string): string {
+  const memory = `
+            <max_memory_usage>4000000000</max_memory_usage>
+            <max_bytes_before_external_group_by>2000000000</max_bytes_before_external_group_by>`;
+  const loopbackOnly = `
+            <networks>
+                <ip>::1</ip>
+                <ip>127.0.0.1</ip>
+            </networks>`;
+  return `<?xml version="1.0"?>
+<yandex>
+    <profiles>
+        <default>${memory}
+        </default>
+        <readonly>
+            <readonly>1</readonly>${memory}
+        </readonly>
+    </profiles>
+    <users>
+        <default>
+            <password></password>${loopbackOnly}
+            <profile>default</profile>
+            <quota>default</quota>
+            <access_management>1</access_management>
+        </default>
+        <analyst>
+            <password>${xmlText(analystPassword)}</password>${loopbackOnly}
+            <profile>readonly</profile>
+            <quota>default</quota>
+        </analyst>
+    </users>
+    <quotas>
+        <default>
+            <interval>
+                <duration>3600</duration>
+                <queries>0</queries>
+                <errors>0</errors>
+                <result_rows>0</result_rows>
+                <read_rows>0</read_rows>
+                <execution_time>0</execution_time>
+            </interval>
+        </default>
+    </quotas>
+</yandex>
+`;
+}
+
+function xmlText(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}

@@ -1,0 +1,224 @@
+/**
+ * Entry point of the local stack: gives every process (npm start, the CLI, tests) a
+ * ClickHouse and a Redis URL, starting private servers only for what is not configured.
+ *
+ * Processes of one checkout share a stack through `<DATA_DIR>/stack.json`: the first
+ * one starts the servers and owns them; later ones reuse them while the owner lives.
+ * If the owner died without stopping them (SIGKILL), the next process adopts them.
+ */
+import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { findClickHouseServer, findRedisServer, type BinarySearch } from './binaries.ts';
+import { pingClickHouse, startClickHouse } from './clickhouse-server.ts';
+import { pingRedis, startRedis } from './redis-server.ts';
+import { isProcessAlive, killOnExit, once, releaseOnExit, stopPid } from './running-service.ts';
+
+export interface LocalStackOptions extends BinarySearch {
+  /** Default: config.DATA_DIR. */
+  dataDir?: string;
+  /** Use servers recorded in the state file when they still answer. Default true. */
+  reuse?: boolean;
+  /** Record started servers in `<dataDir>/stack.json` (and serialise concurrent starts). Default true. */
+  stateFile?: boolean;
+  /** Password of ClickHouse's read-only `analyst` user. Default "analyst". */
+  analystPassword?: string;
+  /** One line per server; default silent. */
+  log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  clickhouseUrl: string;
+  redisUrl: string;
+  /** True if this process started (or adopted) at least one server and so must stop it. */
+  owned: boolean;
+  /** Stops only the servers this process owns; idempotent. */
+  stop(): Promise<void>;
+}
+
+export async function ensureLocalStack(config: Config, options: LocalStackOptions = {}): Promise<LocalStack> {
+  if (config.CLICKHOUSE_URL && config.REDIS_URL) return configuredStack(config.CLICKHOUSE_URL, config.REDIS_URL);
+  // Fail on a missing binary before anything is started.
+  if (!config.CLICKHOUSE_URL) findClickHouseServer(options);
+  if (!config.REDIS_URL) findRedisServer(options);
+  const dataDir = resolve(options.dataDir ?? config.DATA_DIR);
+  await mkdir(dataDir, { recursive: true });
+  const assemble = () => assembleStack(config, dataDir, options);
+  return (options.stateFile ?? true) ? withStackLock(dataDir, assemble) : assemble();
+}
+
+/** A copy of config whose CLICKHOUSE_URL and REDIS_URL point at the stack. */
+export function configWithStack(config: Config, stack: LocalStack): Config {
+  return { ...config, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl };
+}
+
+function configuredStack(clickhouseUrl: string, redisUrl: string): LocalStack {
+  return { clickhouseUrl, redisUrl, owned: false, stop: async () => {} };
+}
+
+type ServiceName = 'clickhouse' | 'redis';
+
+const serviceRecordSchema = z.object({ url: z.string(), pid: z.number().int().positive() });
+const stackStateSchema = z.object({
+  clickhouse: serviceRecordSchema.optional(),
+  redis: serviceRecordSchema.optional(),
+  ownerPid: z.number().int().positive(),
+});
+type ServiceRecord = z.infer<typeof serviceRecordSchema>;
+type StackState = z.infer<typeof stackStateSchema>;
+
+/** A URL this process uses; `stop` is set only when this process owns the server behind it. */
+interface Acquired {
+  url: string;
+  record?: ServiceRecord;
+  stop?: () => Promise<void>;
+}
+
+const SERVICES = {
+  clickhouse: { binaryName: 'clickhouse-server', ping: pingClickHouse, stopGraceMs: 15_000 },
+  redis: { binaryName: 'redis-server', ping: pingRedis, stopGraceMs: 10_000 },
+} as const;
+
+async function assembleStack(config: Config, dataDir: string, options: LocalStackOptions): Promise<LocalStack> {
+  const statePath = join(dataDir, 'stack.json');
+  const previous = await readState(statePath);
+  const ownerAlive = previous !== undefined && isProcessAlive(previous.ownerPid);
+  const reusable = (options.reuse ?? true) ? previous : undefined;
+  const acquire = (name: ServiceName, configured: string | undefined): Promise<Acquired> =>
+    configured ? Promise.resolve({ url: configured }) : reuseOrStart(name, reusable?.[name], ownerAlive, dataDir, options);
+
+  const [clickhouse, redis] = await allOrStopOwned([acquire('clickhouse', config.CLICKHOUSE_URL), acquire('redis', config.REDIS_URL)]);
+  if (previous && !ownerAlive) await stopOrphans(previous, [clickhouse, redis]);
+
+  const owned = [clickhouse, redis].filter((service) => service.stop !== undefined);
+  const writesState = (options.stateFile ?? true) && owned.length > 0 && !ownerAlive;
+  if (writesState) await writeState(statePath, { clickhouse: ownedRecord(clickhouse), redis: ownedRecord(redis), ownerPid: process.pid });
+
+  return {
+    clickhouseUrl: clickhouse.url,
+    redisUrl: redis.url,
+    owned: owned.length > 0,
+    stop: once(async () => {
+      // State file first, so no other process picks up servers that are about to go away.
+      if (writesState) await removeOwnState(statePath);
+      await Promise.all(owned.map((service) => service.stop!()));
+    }),
+  };
+}
+
+async function reuseOrStart(
+  name: ServiceName,
+  recorded: ServiceRecord | undefined,
+  ownerAlive: boolean,
+  dataDir: string,
+  options: LocalStackOptions,
+): Promise<Acquired> {
+  const service = SERVICES[name];
+  if (recorded && isProcessAlive(recorded.pid) && (await service.ping(recorded.url))) {
+    if (ownerAlive) {
+      options.log?.(`${service.binaryName} on ${recorded.url}: reusing the running one (pid ${recorded.pid})`);
+      return { url: recorded.url };
+    }
+    options.log?.(`${service.binaryName} on ${recorded.url}: adopting it, its owner process is gone (pid ${recorded.pid})`);
+    return adopt(recorded, service.stopGraceMs);
+  }
+  const started =
+    name === 'clickhouse'
+      ? await startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') })
+      : await startRedis({ ...options, dir: join(dataDir, 'redis') });
+  return { url: started.url, record: { url: started.url, pid: started.pid }, stop: started.stop };
+}
+
+function ownedRecord(service: Acquired): ServiceRecord | undefined {
+  return service.stop ? service.record : undefined;
+}
+
+function adopt(record: ServiceRecord, stopGraceMs: number): Acquired {
+  killOnExit(record.pid);
+  const stop = once(async () => {
+    await stopPid(record.pid, stopGraceMs);
+    releaseOnExit(record.pid);
+  });
+  return { url: record.url, record, stop };
+}
+
+/** Like Promise.all, but if one start fails, stops whatever the others started before rethrowing. */
+async function allOrStopOwned(starts: [Promise<Acquired>, Promise<Acquired>]): Promise<[Acquired, Acquired]> {
+  const results = await Promise.allSettled(starts);
+  const failure = results.find((result) => result.status === 'rejected');
+  if (!failure) return results.map((result) => (result as PromiseFulfilledResult<Acquired>).value) as [Acquired, Acquired];
+  await Promise.all(results.map((result) => (result.status === 'fulfilled' ? result.value.stop?.() : undefined)));
+  throw failure.reason;
+}
+
+/** Servers left by a dead owner that this process did not adopt would otherwise run forever and hold the data folder. */
+async function stopOrphans(previous: StackState, kept: Acquired[]): Promise<void> {
+  const keptPids = new Set(kept.map((service) => service.record?.pid));
+  const orphans = (['clickhouse', 'redis'] as const).flatMap((name) => {
+    const record = previous[name];
+    return record && !keptPids.has(record.pid) && isProcessAlive(record.pid) ? [{ record, name }] : [];
+  });
+  await Promise.all(orphans.map(({ record, name }) => stopPid(record.pid, SERVICES[name].stopGraceMs)));
+}
+
+async function readState(path: string): Promise<StackState | undefined> {
+  try {
+    return stackStateSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeState(path: string, state: StackState): Promise<void> {
+  // Rename makes the write atomic: readers never see half a file.
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(temporary, path);
+}
+
+async function removeOwnState(path: string): Promise<void> {
+  const state = await readState(path);
+  if (state?.ownerPid === process.pid) await unlink(path).catch(() => {});
+}
+
+const LOCK_WAIT_MS = 60_000;
+
+/**
+ * Runs fn while holding `<dataDir>/stack.lock`, so that two processes started together
+ * (API and worker under npm start) do not both start a server on the same data folder.
+ */
+async function withStackLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
+  const lockPath = join(dataDir, 'stack.lock');
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  while (!(await tryCreateLock(lockPath))) {
+    const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+    if (!holder || !isProcessAlive(holder)) {
+      await unlink(lockPath).catch(() => {});
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`${lockPath} is held by pid ${holder} for over ${LOCK_WAIT_MS / 1000} s`);
+    await sleep(200);
+  }
+  try {
+    return await fn();
+  } finally {
+    await unlink(lockPath).catch(() => {});
+  }
+}
+
+/** Creates the lock with our pid already inside (link is atomic), so no one ever reads an empty lock. */
+async function tryCreateLock(path: string): Promise<boolean> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, String(process.pid));
+  try {
+    await link(temporary, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temporary).catch(() => {});
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * A private redis-server child on a free loopback port. Readiness is checked with a
+ * raw RESP PING rather than ioredis, whose reconnect loop would hide why a start failed.
+ */
+import { mkdir } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { findRedisServer, type BinarySearch, type Command } from './binaries.ts';
+import { freePort } from './free-port.ts';
+import {
+  fileSize,
+  once,
+  readAppendedSince,
+  retryOnPortClash,
+  spawnServer,
+  stopChild,
+  waitUntilReady,
+  type RunningService,
+} from './running-service.ts';
+
+export interface RedisOptions extends BinarySearch {
+  /** Folder for the append-only file and the log; created if missing. */
+  dir: string;
+  log?: (line: string) => void;
+  command?: Command;
+}
+
+const START_TIMEOUT_MS = 15_000;
+const STOP_GRACE_MS = 10_000;
+
+export async function startRedis(options: RedisOptions): Promise<RunningService> {
+  const command = options.command ?? findRedisServer(options);
+  return retryOnPortClash(() => startOnce(command, options));
+}
+
+async function startOnce(command: Command, options: RedisOptions): Promise<RunningService> {
+  const dir = resolve(options.dir);
+  await mkdir(dir, { recursive: true });
+  const port = await freePort();
+  const logFile = join(dir, 'redis.log');
+  const logStart = await fileSize(logFile);
+  const url = `redis://127.0.0.1:${port}`;
+
+  const server = spawnServer(command, redisArgs(port, dir, logFile), dir);
+  await waitUntilReady(server, {
+    name: 'redis-server',
+    timeoutMs: START_TIMEOUT_MS,
+    probe: () => pingRedis(url),
+    diagnostics: async () => `${server.stderrTail()}\n${await readAppendedSince(logFile, logStart)}`,
+  });
+  const version = await redisVersion(url);
+  options.log?.(`redis-server ${version} on ${url} (data: ${dir})`);
+  return { url, pid: server.pid, version, stop: once(() => stopChild(server.child, STOP_GRACE_MS)) };
+}
+
+function redisArgs(port: number, dir: string, logFile: string): string[] {
+  return [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--dir', dir,
+    // The AOF keeps queued jobs across restarts; RDB snapshots ('--save ""') would only add fork pauses.
+    '--appendonly', 'yes',
+    '--appendfsync', 'everysec',
+    // BullMQ refuses to run when Redis may evict its keys.
+    '--maxmemory-policy', 'noeviction',
+    '--save', '',
+    '--daemonize', 'no',
+    '--logfile', logFile,
+  ];
+}
+
+/** True if a Redis server at this URL answers PING with PONG. */
+export async function pingRedis(url: string): Promise<boolean> {
+  try {
+    return (await redisCommand(url, 'PING')).startsWith('+PONG');
+  } catch {
+    return false;
+  }
+}
+
+async function redisVersion(url: string): Promise<string> {
+  const info = await redisCommand(url, 'INFO server');
+  return /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
+}
+
+/** Sends one inline command and returns the raw reply once complete (simple, error or bulk reply). */
+function redisCommand(url: string, command: string, timeoutMs = 1_000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) || 6379 });
+    let reply = '';
+    socket.setEncoding('utf8');
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no reply to ${command} within ${timeoutMs} ms`)));
+    socket.once('error', reject);
+    socket.once('close', () => reject(new Error(`connection closed before a full reply to ${command}`)));
+    socket.once('connect', () => socket.write(`${command}\r\n`));
+    socket.on('data', (chunk: string) => {
+      reply += chunk;
+      if (!isCompleteReply(reply)) return;
+      socket.end();
+      resolvePromise(reply);
+    });
+  });
+}
+
+function isCompleteReply(reply: string): boolean {
+  const headerEnd = reply.indexOf('\r\n');
+  if (headerEnd < 0) return false;
+  if (reply[0] !== '$') return true;
+  const length = Number(reply.slice(1, headerEnd));
+  return length < 0 || Buffer.byteLength(reply) >= headerEnd + 2 + length + 2;
+}

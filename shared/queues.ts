@@ -1,0 +1,69 @@
+/**
+ * The contract between producers (CLI, API) and pipeline workers: queue names and the
+ * zod schema of every job payload. A payload that fails its schema can never succeed,
+ * so the worker fails it at once without retries.
+ */
+import { z } from 'zod';
+import type { DefaultJobOptions } from 'bullmq';
+import type { Config } from './config.ts';
+import { kindNames, type KindName } from './records/kinds.ts';
+
+/** One ingestion queue per record kind, so a slow kind never holds up another. */
+export function ingestQueueName(kind: KindName): string {
+  return `ingest-${kind}`;
+}
+
+export const ingestFormats = ['canonical', 'ethereum-etl'] as const;
+export type IngestFormat = (typeof ingestFormats)[number];
+
+/**
+ * One chunk of a source file. `rows` are JSON lines (strings) or CSV rows (arrays of
+ * cells, with `header`); `lines[i]` is the 1-based source line of `rows[i]`, so every
+ * reject names its line.
+ */
+export const ingestJobSchema = z
+  .object({
+    kind: z.enum(kindNames as [KindName, ...KindName[]]),
+    source: z.string().min(1).max(1024),
+    format: z.enum(ingestFormats),
+    /** Chain id for formats whose rows carry none (ethereum-etl). */
+    chainId: z.number().int().min(1).optional(),
+    header: z.array(z.string()).optional(),
+    rows: z.union([z.array(z.string()), z.array(z.array(z.string()))]),
+    lines: z.array(z.number().int().min(1)),
+  })
+  .refine((j) => j.rows.length === j.lines.length, 'rows and lines must have the same length')
+  .refine((j) => j.rows.length === 0 || typeof j.rows[0] === 'string' || j.header !== undefined, {
+    message: 'CSV rows need a header',
+  });
+
+export type IngestJob = z.infer<typeof ingestJobSchema>;
+
+export const rejectSampleSchema = z.object({ line: z.number(), reason: z.string() });
+export const ingestResultSchema = z.object({
+  accepted: z.number(),
+  rejected: z.number(),
+  /** The first few rejects, for the CLI's summary; all of them are in ingest_rejects. */
+  rejectSamples: z.array(rejectSampleSchema),
+});
+export type IngestResult = z.infer<typeof ingestResultSchema>;
+
+/** Retries with exponential backoff; finished jobs are kept long enough to be reported on. */
+export function ingestJobOptions(config: Config): DefaultJobOptions {
+  return {
+    attempts: config.INGEST_JOB_ATTEMPTS,
+    backoff: { type: 'exponential', delay: 1_000 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 14 * 24 * 3600, count: 10_000 },
+  };
+}
+
+/** Housekeeping jobs (run by the scheduler). */
+export const MAINTENANCE_QUEUE = 'maintenance';
+export const maintenanceJobSchema = z.object({ task: z.literal('compact-tables') });
+export type MaintenanceJob = z.infer<typeof maintenanceJobSchema>;
+
+/** Every queue of the pipeline (the status command and the scheduler walk them all). */
+export function allQueueNames(): string[] {
+  return [...kindNames.map(ingestQueueName), MAINTENANCE_QUEUE];
+}
