@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { ProfileRow } from '../../shared/records/profiles.ts';
 import type { AcceptedRow, Reject } from './validate-chunk.ts';
 
@@ -104,7 +104,7 @@ async function currentOwners(ch: ClickHouse, identifiers: string[]): Promise<Map
     const rows = await ch.query(
       sql`SELECT toString(kind) AS kind, identifier, profile_id
           FROM profile_identities FINAL
-          WHERE identifier IN (${batch}) AND linked = 1`,
+          WHERE identifier IN ${inList(batch)} AND linked = 1`,
       ownerRow,
     );
     for (const r of rows) owners.set(keyOf(r.kind, r.identifier), r.profile_id);
@@ -118,7 +118,7 @@ async function currentStates(ch: ClickHouse, profileIds: string[]): Promise<Map<
     const rows = await ch.query(
       sql`SELECT profile_id, addresses, social_username, game_platform_id, toUnixTimestamp(updated_at) AS updated_at
           FROM profiles FINAL
-          WHERE profile_id IN (${batch})`,
+          WHERE profile_id IN ${inList(batch)}`,
       stateRow,
     );
     for (const r of rows) {

@@ -72,3 +72,12 @@ export function sql(strings: TemplateStringsArray, ...values: SqlValue[]): SqlFr
 export function joinSql(parts: readonly SqlFragment[], separator: string): SqlFragment {
   return new SqlFragment(parts.map((p) => p.text).join(separator));
 }
+
+/**
+ * A parenthesised list for `x IN ${inList(values)}`. (An array literal is a single value
+ * to ClickHouse, so `IN (${array})` would compare against the array itself.)
+ */
+export function inList(values: readonly SqlValue[]): SqlFragment {
+  if (values.length === 0) throw new TypeError('IN needs at least one value');
+  return new SqlFragment(`(${values.map(literal).join(', ')})`);
+}

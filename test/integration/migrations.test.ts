@@ -1,0 +1,57 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { migrate, readMigrations } from '../../shared/clickhouse/migrate.ts';
+import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
+import { useTestEnvironment } from '../support/test-environment.ts';
+
+const env = useTestEnvironment();
+const tableRow = z.object({ name: z.string() });
+const columnRow = z.object({ table: z.string(), name: z.string(), comment: z.string() });
+
+describe('migrations', () => {
+  it('records every migration file once', async () => {
+    const files = await readMigrations();
+    const rows = await env.ch.query(sql`SELECT name FROM schema_migrations FINAL ORDER BY version`, tableRow);
+    expect(rows.map((r) => r.name)).toEqual(files.map((f) => f.name));
+  });
+
+  it('applies nothing the second time', async () => {
+    expect(await migrate(env.config)).toEqual([]);
+  });
+
+  it('is safe when two processes migrate a fresh database at the same time', async () => {
+    const database = `${env.config.CLICKHOUSE_DATABASE}_twin`;
+    const [a, b] = await Promise.all([migrate(env.config, { database }), migrate(env.config, { database })]);
+    const total = (await readMigrations()).length;
+    // Exactly one runner applied each migration; the other found them applied.
+    expect([...a, ...b].sort()).toHaveLength(total);
+    expect(new Set([...a, ...b]).size).toBe(total);
+    await env.ch.command(sql`DROP DATABASE ${identifier(database)}`);
+  });
+
+  it('refuses to run when an applied migration file was edited', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
+    const database = `${env.config.CLICKHOUSE_DATABASE}_edited`;
+    await writeFile(path.join(dir, '001_one.sql'), 'CREATE TABLE IF NOT EXISTS t (a UInt8 COMMENT \'a\') ENGINE = TinyLog;');
+    await migrate(env.config, { database, dir });
+    await writeFile(path.join(dir, '001_one.sql'), 'CREATE TABLE IF NOT EXISTS t (a UInt16 COMMENT \'a\') ENGINE = TinyLog;');
+    await expect(migrate(env.config, { database, dir })).rejects.toThrow(/001_one was changed after it was applied/);
+    await env.ch.command(sql`DROP DATABASE ${identifier(database)}`);
+  });
+
+  it('gives every column of every table a comment, for analysts', async () => {
+    // Views take their columns' meaning from the tables they read; ClickHouse 18.16 cannot comment them.
+    const database = env.config.CLICKHOUSE_DATABASE;
+    const columns = await env.ch.query(
+      sql`SELECT table, name, comment FROM system.columns
+          WHERE database = ${database}
+            AND table IN (SELECT name FROM system.tables WHERE database = ${database} AND engine NOT LIKE '%View')`,
+      columnRow,
+    );
+    expect(columns.length).toBeGreaterThan(50);
+    expect(columns.filter((c) => c.comment.trim() === '').map((c) => `${c.table}.${c.name}`)).toEqual([]);
+  });
+});
