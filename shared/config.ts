@@ -56,6 +56,10 @@ export const configSchema = z.object({
     .transform((v, ctx) => parseChainNames(v, ctx)),
   SOCIAL_NETWORK_NAME: z.string().min(1).default('Twitter'),
 
+  /** Size of the demo world `npm start` ingests into an empty database (0 = none). */
+  DEMO_PROFILES: z.coerce.number().int().min(0).max(1_000_000).default(2_000),
+  DEMO_SEED: z.coerce.number().int().min(0).default(42),
+
   /** Cron pattern (UTC) for weekly compaction of the raw tables. */
   COMPACT_CRON: z.string().default('0 4 * * 0'),
 

@@ -21,6 +21,8 @@ export function workersCommand(): Command {
     });
 }
 
+const RECONCILE_EVERY_MS = 10 * 60_000;
+
 export function schedulerCommand(): Command {
   return new Command('scheduler')
     .description('Reconcile the declared job schedulers with BullMQ, then stay up until SIGTERM')
@@ -33,6 +35,13 @@ export function schedulerCommand(): Command {
         return;
       }
       context.shutdown.exitOnSignals();
+      // Reconciling again now and then repairs schedulers lost with a flushed Redis.
+      const timer = setInterval(() => {
+        startScheduler(context.config, context.logger).catch((error: Error) =>
+          context.logger.error({ err: error.message }, 'reconciling job schedulers failed'),
+        );
+      }, RECONCILE_EVERY_MS);
+      context.shutdown.add('reconcile timer', () => clearInterval(timer));
     });
 }
 

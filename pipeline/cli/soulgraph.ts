@@ -7,6 +7,7 @@ import { generateCommand } from './generate.command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { migrateCommand } from './migrate.command.ts';
 import { schedulerCommand, workersCommand } from './process.command.ts';
+import { startCommand } from './start.command.ts';
 import { statusCommand } from './status.command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -14,6 +15,7 @@ const program = new Command('soulgraph')
   .description('soulgraph pipeline: ingest, inspect and run the data behind the API')
   .showHelpAfterError()
   .exitOverride()
+  .addCommand(startCommand())
   .addCommand(ingestCommand())
   .addCommand(statusCommand())
   .addCommand(migrateCommand())

@@ -70,7 +70,7 @@ async function scheduleReport(config: Config): Promise<string[]> {
 const countRow = z.object({ rows: z.coerce.number() });
 const rejectsRow = z.object({ kind: z.string(), rejects: z.coerce.number() });
 
-async function tableReport(ch: ClickHouse): Promise<string[]> {
+export async function tableReport(ch: ClickHouse): Promise<string[]> {
   const rejects = new Map(
     (await ch.query(sql`SELECT kind, count() AS rejects FROM ingest_rejects FINAL GROUP BY kind`, rejectsRow)).map((r) => [
       r.kind,

@@ -1,0 +1,137 @@
+/**
+ * `soulgraph start` (what `npm start` runs): the whole service on one machine. Brings up
+ * the local stack, migrates, starts the workers and the scheduler as child processes,
+ * ingests a demo world when the database is empty, prints what is there and what to try,
+ * then runs until Ctrl-C and stops everything in order.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { createClickHouse } from '../../shared/clickhouse/client.ts';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import type { Config } from '../../shared/config.ts';
+import { ingestJobOptions, ingestQueueName } from '../../shared/queues.ts';
+import { redisConnection } from '../../shared/redis.ts';
+import type { KindName } from '../../shared/records/kinds.ts';
+import { generateWorld } from '../generate/world-generator.ts';
+import { runIngest } from '../ingest/ingest-run.ts';
+import { openProcessContext, type ProcessContext } from '../process-context.ts';
+import { createProgressDisplay } from './progress-display.ts';
+import { tableReport } from './status.command.ts';
+
+const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.meta.url));
+
+/** Profiles first: the rest refers to them. */
+const DEMO_ORDER: KindName[] = [
+  'profiles',
+  'social-follows',
+  'follows',
+  'address-labels',
+  'transactions',
+  'token-transfers',
+  'nft-collections',
+  'nft-transfers',
+  'sbt-issuers',
+  'sbt-mints',
+];
+
+export function startCommand(): Command {
+  return new Command('start')
+    .description('Run everything locally: stack, migrations, workers, scheduler, and a demo world on first start')
+    .option('--no-demo', 'do not ingest a demo world into an empty database')
+    .action(async (options: { demo: boolean }) => {
+      const say = (line: string) => process.stderr.write(`${line}\n`);
+      const context = await openProcessContext({ name: 'start', say });
+      context.shutdown.exitOnSignals();
+      startChild(context, 'workers', ['workers']);
+      startChild(context, 'scheduler', ['scheduler']);
+      if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
+        await ingestDemoWorld(context, say);
+      }
+      const ch = createClickHouse(context.config);
+      const report = await tableReport(ch).finally(() => ch.close());
+      process.stdout.write(`\n${report.join('\n')}\n\n${nextSteps(context.config)}\n`);
+    });
+}
+
+/** A child that dies on its own takes the whole service down: failing loudly beats running half a pipeline. */
+function startChild(context: ProcessContext, name: string, args: string[]): ChildProcess {
+  const { config } = context;
+  const child = spawn(process.execPath, [SOULGRAPH_BIN, ...args], {
+    env: {
+      ...process.env,
+      CLICKHOUSE_URL: config.CLICKHOUSE_URL,
+      REDIS_URL: config.REDIS_URL,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping\n`);
+    void context.shutdown.run(`${name} died`).then(() => process.exit(1));
+  });
+  context.shutdown.add(name, async () => {
+    stopping = true;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  });
+  return child;
+}
+
+async function isEmpty(config: Config): Promise<boolean> {
+  const ch = createClickHouse(config);
+  try {
+    const [row] = await ch.query(sql`SELECT count() AS n FROM profiles`, z.object({ n: z.coerce.number() }));
+    return (row?.n ?? 0) === 0;
+  } finally {
+    await ch.close();
+  }
+}
+
+async function ingestDemoWorld(context: ProcessContext, say: (line: string) => void): Promise<void> {
+  const { config } = context;
+  const outDir = path.resolve(config.DATA_DIR, 'demo');
+  say(`empty database: generating a demo world of ${config.DEMO_PROFILES} profiles (seed ${config.DEMO_SEED}) in ${outDir}`);
+  const manifest = await generateWorld({ profiles: config.DEMO_PROFILES, seed: config.DEMO_SEED, outDir });
+  for (const kind of DEMO_ORDER) {
+    const file = manifest.files[kind];
+    if (!file) continue;
+    const queue = new Queue(ingestQueueName(kind), {
+      connection: redisConnection(config, 'producer'),
+      prefix: config.QUEUE_PREFIX,
+      defaultJobOptions: ingestJobOptions(config),
+    });
+    const display = createProgressDisplay(kind.padEnd(15), '{done}/{rows} rows');
+    try {
+      const summary = await runIngest(queue, {
+        kind,
+        files: [path.join(outDir, file.file)],
+        format: 'canonical',
+        chunkRows: config.INGEST_CHUNK_ROWS,
+        sourceName: (f) => `demo/${path.basename(f)}`,
+        onProgress: (p) => display.update(p.rowsDone, file.rows, { done: p.rowsDone, rows: file.rows }),
+      });
+      display.stop();
+      if (summary.failedChunks.length > 0) throw new Error(`demo ${kind}: ${summary.failedChunks[0]!.reason}`);
+    } finally {
+      await queue.close();
+    }
+  }
+}
+
+function nextSteps(config: Config): string {
+  return [
+    'soulgraph is running (workers and scheduler). Try, in another terminal:',
+    '  npx soulgraph status                       queue depths, failures, rows per table',
+    '  npx soulgraph ingest transactions --format ethereum-etl ../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv',
+    `  clickhouse-client --port <tcp port> -d ${config.CLICKHOUSE_DATABASE}   (HTTP: ${config.CLICKHOUSE_URL})`,
+    'Ctrl-C stops everything.',
+  ].join('\n');
+}
