@@ -31,8 +31,10 @@ export function createIngestWorker(kind: KindName, deps: IngestWorkerDeps): Work
         // A malformed payload fails the same way on every attempt: do not retry it.
         throw new UnrecoverableError(`invalid ${queueName} payload: ${payload.error?.message ?? 'wrong kind'}`);
       }
+      const started = performance.now();
       const result = await ingestChunk(deps.clickhouse, payload.data, job.id ?? 'unknown');
-      log.debug({ jobId: job.id, ...result, rejectSamples: undefined }, 'chunk ingested');
+      const ms = Math.round(performance.now() - started);
+      log.debug({ jobId: job.id, accepted: result.accepted, rejected: result.rejected, ms }, 'chunk ingested');
       return result;
     },
     {

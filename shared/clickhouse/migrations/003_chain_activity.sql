@@ -1,5 +1,7 @@
 -- On-chain activity: native transactions, fungible-token transfers, and labels for
 -- addresses that are not people (contracts, exchanges, bridges, ...).
+-- Event tables are partitioned by year, not month: a chunk of an export spanning many
+-- months would otherwise write one small part per month on every insert.
 
 CREATE TABLE IF NOT EXISTS transactions
 (
@@ -13,7 +15,7 @@ CREATE TABLE IF NOT EXISTS transactions
     ingested_at   DateTime COMMENT 'When the pipeline wrote this row; re-ingesting the same hash replaces the row'
 )
 ENGINE = ReplacingMergeTree(ingested_at)
-PARTITION BY toYYYYMM(block_time)
+PARTITION BY toYear(block_time)
 ORDER BY (chain_id, hash);
 
 CREATE TABLE IF NOT EXISTS token_transfers

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS nft_transfers
     ingested_at   DateTime COMMENT 'When the pipeline wrote this row'
 )
 ENGINE = ReplacingMergeTree(ingested_at)
-PARTITION BY toYYYYMM(block_time)
+PARTITION BY toYear(block_time)
 ORDER BY (chain_id, tx_hash, log_index, token_id);
 
 CREATE TABLE IF NOT EXISTS nft_collections

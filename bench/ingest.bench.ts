@@ -1,0 +1,128 @@
+/**
+ * npm run bench:ingest: rows/s of ingesting generated transactions through the pipeline
+ * (CLI producer -> BullMQ -> a workers process -> ClickHouse), side by side with
+ * clickhouse-client inserting the same rows directly, as a ratio. Target: >= 0.5.
+ *
+ *   BENCH_PROFILES=100000 (about 1 M transactions) BENCH_CHUNK_ROWS=10000
+ */
+import { execFile, spawn } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
+import { z } from 'zod';
+import { createClickHouse } from '../shared/clickhouse/client.ts';
+import { migrate } from '../shared/clickhouse/migrate.ts';
+import { sql } from '../shared/clickhouse/sql-literal.ts';
+import { parseConfig, type Config } from '../shared/config.ts';
+import { ensureLocalStack } from '../shared/local-stack/local-stack.ts';
+import { ingestJobOptions, ingestQueueName } from '../shared/queues.ts';
+import { redisConnection } from '../shared/redis.ts';
+import { transactionRecord } from '../shared/records/chain-activity.ts';
+import { generateWorld } from '../pipeline/generate/world-generator.ts';
+import { runIngest } from '../pipeline/ingest/ingest-run.ts';
+
+const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
+const CHUNK_ROWS = Number(process.env.BENCH_CHUNK_ROWS ?? 10_000);
+const BIN = fileURLToPath(new URL('../bin/soulgraph.js', import.meta.url));
+
+const work = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-bench-'));
+const stack = await ensureLocalStack(parseConfig({}), { dataDir: work, reuse: false, stateFile: false });
+try {
+  console.log(`generating transactions for ${PROFILES} profiles ...`);
+  const manifest = await generateWorld({ profiles: PROFILES, seed: 7, outDir: path.join(work, 'world'), kinds: ['transactions'] });
+  const canonical = path.join(work, 'world', manifest.files.transactions!.file);
+  const rows = manifest.files.transactions!.rows;
+  const tableRows = path.join(work, 'transactions.table.jsonl');
+  await writeTableRows(canonical, tableRows);
+
+  const direct = await timeDirectInsert(configFor('bench_direct'), tableRows, path.join(work, 'clickhouse', 'config.xml'));
+  const pipeline = await timePipeline(configFor('bench_pipeline'), canonical);
+  const directRate = rows / direct;
+  const pipelineRate = rows / pipeline;
+  console.log('');
+  console.log(`rows                     ${rows}`);
+  console.log(`clickhouse-client direct ${direct.toFixed(2)} s  ${Math.round(directRate)} rows/s`);
+  console.log(`soulgraph pipeline       ${pipeline.toFixed(2)} s  ${Math.round(pipelineRate)} rows/s  (chunks of ${CHUNK_ROWS})`);
+  console.log(`ratio pipeline/direct    ${(pipelineRate / directRate).toFixed(2)}  (target >= 0.50)`);
+} finally {
+  await stack.stop();
+  await rm(work, { recursive: true, force: true });
+}
+
+function configFor(database: string): Config {
+  return parseConfig({
+    CLICKHOUSE_URL: stack.clickhouseUrl,
+    REDIS_URL: stack.redisUrl,
+    CLICKHOUSE_DATABASE: database,
+    QUEUE_PREFIX: database,
+    LOG_LEVEL: 'warn',
+    INGEST_CHUNK_ROWS: String(CHUNK_ROWS),
+  });
+}
+
+/** The baseline's input: the same rows already in the table's own shape (not timed). */
+async function writeTableRows(canonical: string, out: string): Promise<void> {
+  const sink = createWriteStream(out);
+  const ingestedAt = Math.floor(Date.now() / 1000);
+  for await (const line of createInterface({ input: createReadStream(canonical) })) {
+    const row = transactionRecord.parse(JSON.parse(line));
+    if (!sink.write(`${JSON.stringify({ ...row, ingested_at: ingestedAt })}\n`)) await once(sink, 'drain');
+  }
+  sink.end();
+  await once(sink, 'finish');
+}
+
+async function timeDirectInsert(config: Config, file: string, serverConfig: string): Promise<number> {
+  await migrate(config);
+  const tcpPort = /<tcp_port>(\d+)<\/tcp_port>/.exec(await readFile(serverConfig, 'utf8'))?.[1];
+  if (!tcpPort) throw new Error('cannot read the local server tcp_port');
+  const started = performance.now();
+  const client = spawn('clickhouse-client', [
+    '--port', tcpPort, '--database', config.CLICKHOUSE_DATABASE, '--query', 'INSERT INTO transactions FORMAT JSONEachRow',
+  ], { stdio: ['pipe', 'inherit', 'inherit'] });
+  createReadStream(file).pipe(client.stdin);
+  const [code] = await once(client, 'exit');
+  if (code !== 0) throw new Error(`clickhouse-client exited with ${code}`);
+  const seconds = (performance.now() - started) / 1000;
+  await expectRows(config, file);
+  return seconds;
+}
+
+async function timePipeline(config: Config, file: string): Promise<number> {
+  await migrate(config);
+  const env = { ...process.env, CLICKHOUSE_URL: config.CLICKHOUSE_URL, REDIS_URL: config.REDIS_URL, CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE, QUEUE_PREFIX: config.QUEUE_PREFIX, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn' };
+  const workers = spawn(process.execPath, [BIN, 'workers', '--kinds', 'transactions'], { env, stdio: 'inherit' });
+  const queue = new Queue(ingestQueueName('transactions'), {
+    connection: redisConnection(config, 'producer'),
+    prefix: config.QUEUE_PREFIX,
+    defaultJobOptions: ingestJobOptions(config),
+  });
+  try {
+    while ((await queue.getWorkersCount()) === 0) await new Promise((r) => setTimeout(r, 100));
+    const started = performance.now();
+    const summary = await runIngest(queue, { kind: 'transactions', files: [file], format: 'canonical', chunkRows: CHUNK_ROWS, pollMs: 20 });
+    const seconds = (performance.now() - started) / 1000;
+    if (summary.failedChunks.length > 0 || summary.rejected > 0) throw new Error(`pipeline run was not clean: ${JSON.stringify(summary).slice(0, 500)}`);
+    await expectRows(config, file);
+    return seconds;
+  } finally {
+    await queue.close();
+    workers.kill('SIGTERM');
+    await once(workers, 'exit');
+  }
+}
+
+async function expectRows(config: Config, file: string): Promise<void> {
+  const { stdout } = await promisify(execFile)('wc', ['-l', file]);
+  const expected = Number(stdout.trim().split(/\s+/)[0]);
+  const ch = createClickHouse(config);
+  const [row] = await ch.query(sql`SELECT count() AS n FROM transactions`, z.object({ n: z.coerce.number() }));
+  await ch.close();
+  if (row?.n !== expected) throw new Error(`${config.CLICKHOUSE_DATABASE}: expected ${expected} rows, found ${row?.n}`);
+}
