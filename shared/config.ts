@@ -7,11 +7,12 @@
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
-/** Unset and blank both mean "not configured". */
-const optionalUrl = z.preprocess(
-  (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-  z.url().optional(),
-);
+/** Unset and blank both mean "not configured". Only the given schemes are accepted. */
+const optionalUrl = (protocol: RegExp, schemes: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.url({ protocol, error: `must be a ${schemes} URL` }).optional(),
+  );
 
 /** Comma-separated list, blanks removed. */
 const csvList = z
@@ -24,7 +25,7 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   /** Unset: the local stack starts a private clickhouse-server (see shared/local-stack). */
-  CLICKHOUSE_URL: optionalUrl,
+  CLICKHOUSE_URL: optionalUrl(/^https?$/, 'http:// or https://'),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: z
@@ -33,7 +34,7 @@ export const configSchema = z.object({
     .default('soulgraph'),
 
   /** Unset: the local stack starts a private redis-server. */
-  REDIS_URL: optionalUrl,
+  REDIS_URL: optionalUrl(/^rediss?$/, 'redis:// or rediss://'),
   /** BullMQ key prefix; lets several deployments (or test files) share one Redis. */
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('soulgraph'),
 
@@ -93,12 +94,21 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const issue = result.error.issues[0]!;
   const variable = String(issue.path[0] ?? 'environment');
   const shown =
-    env[variable] === undefined ? 'unset' : SECRET_NAME.test(variable) ? 'value hidden' : JSON.stringify(env[variable]);
+    env[variable] === undefined
+      ? 'unset'
+      : SECRET_NAME.test(variable)
+        ? 'value hidden'
+        : JSON.stringify(withoutCredentials(env[variable]));
   throw new ConfigError(`Invalid setting ${variable} (${shown}): ${issue.message}`);
 }
 
 /** Settings whose values never appear in an error message. */
 const SECRET_NAME = /PASSWORD|SECRET|TOKEN|KEY/;
+
+/** The user:password@ part of a URL (redis://:pw@host) is never shown either. */
+function withoutCredentials(value: string): string {
+  return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[\s\S]*@/, '$1***@');
+}
 
 /** For process entry points: the config, or exit(1) after one clear line on stderr. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

@@ -27,6 +27,7 @@ export function addressOf(url: string): RedisOptions {
   const u = new URL(url);
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new Error(`REDIS_URL must start with redis:// or rediss://`);
   const db = u.pathname.replace(/^\//, '');
+  if (db !== '' && !/^\d+$/.test(db)) throw new Error('REDIS_URL database must be a number, as in redis://host:6379/0');
   return {
     host: u.hostname.replace(/^\[|\]$/g, ''),
     port: u.port ? Number(u.port) : 6379,

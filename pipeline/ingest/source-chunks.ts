@@ -49,8 +49,10 @@ async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number)
   let rows: string[] = [];
   let lines: number[] = [];
   let lineNumber = 0;
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
     lineNumber++;
+    // A byte-order mark (Windows editors, PowerShell) is not part of the first record.
+    const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
     if (line.trim() === '') continue;
     rows.push(line);
     lines.push(lineNumber);
@@ -70,14 +72,24 @@ async function* csvChunks(stream: NodeJS.ReadableStream, chunkRows: number, file
   let header: string[] | undefined;
   let rows: string[][] = [];
   let lines: number[] = [];
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+  // info.lines is the line a record ends on; a record with quoted newlines starts earlier.
+  // It starts after the previous record's last line and the empty lines skipped since.
+  let previousEnd = 0;
+  let previousEmpty = 0;
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: string[];
+    info: { lines: number; empty_lines: number };
+  }>) {
+    const startLine = previousEnd + 1 + (info.empty_lines - previousEmpty);
+    previousEnd = info.lines;
+    previousEmpty = info.empty_lines;
     if (!header) {
       header = record.map((h) => h.trim());
       if (header.length === 0 || header.some((h) => h === '')) throw new Error(`${file}: the CSV header has blank columns`);
       continue;
     }
     rows.push(record);
-    lines.push(info.lines);
+    lines.push(startLine);
     if (rows.length >= chunkRows) {
       yield { header, rows, lines };
       rows = [];

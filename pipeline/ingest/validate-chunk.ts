@@ -58,8 +58,14 @@ function decodeJsonLine(line: string): Decoded {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, reason: 'a line must be one JSON object' };
   }
+  // JSON.parse rounds integers beyond 2^53, and ethereum-etl writes wei values as JSON
+  // numbers: read integers of 16 or more digits as their exact decimal text instead.
+  if (/\d{16}/.test(line)) value = JSON.parse(line.replace(STRING_OR_BIG_INTEGER, (t) => (t[0] === '"' ? t : `"${t}"`)));
   return { ok: true, record: value as Record<string, unknown> };
 }
+
+/** A JSON string (left as it is), or an integer literal of 16+ digits (not part of a float). */
+const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|(?<![\w.+-])-?\d{16,}(?![\w.])/g;
 
 function decodeCsvRow(cells: string[], header: string[]): Decoded {
   if (cells.length !== header.length) {

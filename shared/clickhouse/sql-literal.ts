@@ -37,11 +37,12 @@ export function literal(value: SqlValue): string {
   if (value instanceof SqlFragment) return value.text;
   if (value === null) return 'NULL';
   if (typeof value === 'string') return quoteString(value);
-  if (typeof value === 'bigint') return value.toString();
+  // Negative numbers are parenthesised: `a-${-1}` must not become the comment `a--1`.
+  if (typeof value === 'bigint') return value < 0n ? `(${value})` : value.toString();
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new TypeError(`cannot put ${value} into SQL`);
-    return String(value);
+    return value < 0 ? `(${value})` : String(value);
   }
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new TypeError('cannot put an invalid Date into SQL');

@@ -17,6 +17,8 @@ export function splitStatements(script: string): string[] {
     if (c === '/' && next === '*') {
       const end = script.indexOf('*/', i + 2);
       if (end === -1) throw new Error('unterminated /* comment in SQL');
+      // A comment separates tokens: SELECT/**/1 is SELECT 1, not SELECT1.
+      current += ' ';
       i = end + 2;
       continue;
     }

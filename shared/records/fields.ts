@@ -48,9 +48,20 @@ export const decimalString = z
 /** A decimal string that must also fit ClickHouse UInt64 (NFT amounts). */
 export const uint64String = decimalString.refine((v) => BigInt(v) <= UINT64_MAX, 'must fit in 64 bits');
 
-export const chainId = z.coerce.number().int('must be an integer').min(1).max(4_294_967_295);
-export const blockNumber = z.coerce.number().int('must be an integer').min(0);
-export const logIndex = z.coerce.number().int('must be an integer').min(0).max(4_294_967_295);
+/**
+ * An integer given as a JSON number or as text (CSV cells). Blank text and null are absent,
+ * never 0 (z.coerce.number would read '' and null as 0).
+ */
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.preprocess(
+    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v)) : v),
+    z.number().int('must be an integer').min(min).max(max),
+  );
+}
+
+export const chainId = integer(1, 4_294_967_295);
+export const blockNumber = integer(0);
+export const logIndex = integer(0, 4_294_967_295);
 
 /**
  * A point in time: ISO 8601 text, unix seconds (number or digits), or unix milliseconds
@@ -68,7 +79,11 @@ export const timestamp = z.union([z.string(), z.number()]).transform((v, ctx) =>
 export const optionalTimestamp = z.preprocess(blankToUndefined, timestamp.optional());
 
 function toUnixSeconds(v: string | number): number | undefined {
-  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) return undefined;
+    // 13 digits are milliseconds, as for digit text (Date.now() in a JSON export).
+    return v >= 1e12 && v < 1e13 ? Math.floor(v / 1000) : v;
+  }
   const text = v.trim();
   if (/^\d{1,12}$/.test(text)) return Number(text);
   if (/^\d{13}$/.test(text)) return Math.floor(Number(text) / 1000);

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { logicalRows } from '../support/pipeline-harness.ts';
+import { runSoulgraph } from '../support/child-process.ts';
+import { useTestEnvironment } from '../support/test-environment.ts';
+
+const env = useTestEnvironment();
+const RAPHTORY_TRANSACTIONS = '../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv';
+
+describe('the soulgraph command line', () => {
+  it('ingests a real ethereum-etl export end to end, running a worker itself when none is up', async () => {
+    const { code, output } = await runSoulgraph(['ingest', 'transactions', '--format', 'ethereum-etl', RAPHTORY_TRANSACTIONS], env.env);
+    expect(code).toBe(0);
+    expect(output).toContain('no worker is serving ingest-transactions');
+    expect(output).toMatch(/transactions: 19999 accepted, 0 rejected, 19999 read in 2 chunks/);
+    expect(await logicalRows(env, 'transactions')).toBe(19_999);
+  });
+
+  it('shows rows per table and queue depths in status', async () => {
+    const { code, output } = await runSoulgraph(['status'], env.env);
+    expect(code).toBe(0);
+    expect(output).toMatch(/ingest-transactions\s+0\s+0\s+0\s+0\s+2\s+0/);
+    expect(output).toMatch(/transactions\s+transactions\s+19999\s+0/);
+  });
+
+  it('answers an unknown kind with exit code 2 and the list of kinds', async () => {
+    const { code, output } = await runSoulgraph(['ingest', 'tweets', 'x.jsonl'], env.env);
+    expect(code).toBe(2);
+    expect(output).toContain('unknown kind "tweets"; kinds are profiles, social-follows');
+  });
+
+  it('refuses --format ethereum-etl for a kind ethereum-etl does not export', async () => {
+    const { code, output } = await runSoulgraph(['ingest', 'profiles', '--format', 'ethereum-etl', 'p.csv'], env.env);
+    expect(code).toBe(2);
+    expect(output).toContain('--format ethereum-etl is available for transactions and token-transfers, not profiles');
+  });
+
+  it('stops at start with one line naming a bad setting', async () => {
+    const { code, output } = await runSoulgraph(['status'], { ...env.env, CLICKHOUSE_DATABASE: 'no-dashes' });
+    expect(code).toBe(1);
+    expect(output.trim().split('\n')).toEqual([
+      'soulgraph: Invalid setting CLICKHOUSE_DATABASE ("no-dashes"): must be a plain identifier (letters, digits, _)',
+    ]);
+  });
+
+  it('explains every command with --help', async () => {
+    const { code, output } = await runSoulgraph(['--help'], env.env);
+    expect(code).toBe(0);
+    for (const command of ['start', 'ingest', 'status', 'migrate', 'generate', 'workers', 'scheduler']) {
+      expect(output).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+      expect((await runSoulgraph([command, '--help'], env.env)).code).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, it, expect } from 'vitest';
+import { encodingOf, readSourceChunks, type ReadProgress, type SourceChunk } from '../../pipeline/ingest/source-chunks.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'soulgraph-source-chunks-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let fileCount = 0;
+function file(name: string, content: string): string {
+  const full = path.join(dir, `${++fileCount}-${name}`);
+  writeFileSync(full, content);
+  return full;
+}
+
+async function chunksOf(file: string, chunkRows = 1000, onProgress?: (p: ReadProgress) => void): Promise<SourceChunk[]> {
+  const chunks: SourceChunk[] = [];
+  for await (const chunk of readSourceChunks(file, chunkRows, onProgress)) chunks.push(chunk);
+  return chunks;
+}
+
+describe('encodingOf', () => {
+  it.each([
+    ['a.jsonl', 'jsonl'],
+    ['a.ndjson', 'jsonl'],
+    ['transactions.json', 'jsonl'],
+    ['A.JSONL', 'jsonl'],
+    ['a.csv', 'csv'],
+    ['dir.v2/A.CSV', 'csv'],
+  ])('reads %s as %s', (name, encoding) => {
+    expect(encodingOf(name)).toBe(encoding);
+  });
+
+  it.each([['a.txt'], ['a.csv.gz'], ['a'], ['a.parquet']])('throws on the unknown file type of %s', (name) => {
+    expect(() => encodingOf(name)).toThrow(`${name}: unknown file type; use .jsonl (JSON Lines) or .csv (with a header)`);
+  });
+
+  it('throws before reading when the extension is unknown', async () => {
+    await expect(chunksOf(file('data.txt', '{"a":1}\n'))).rejects.toThrow(/unknown file type/);
+  });
+});
+
+describe('JSON lines', () => {
+  it('yields rows as strings with 1-based line numbers, in chunks of chunkRows', async () => {
+    const chunks = await chunksOf(file('a.jsonl', '{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n{"n":5}\n'), 2);
+    expect(chunks).toEqual([
+      { rows: ['{"n":1}', '{"n":2}'], lines: [1, 2] },
+      { rows: ['{"n":3}', '{"n":4}'], lines: [3, 4] },
+      { rows: ['{"n":5}'], lines: [5] },
+    ]);
+  });
+
+  it('yields no empty trailing chunk when the rows divide evenly', async () => {
+    const chunks = await chunksOf(file('even.jsonl', '{"n":1}\n{"n":2}\n'), 2);
+    expect(chunks).toEqual([{ rows: ['{"n":1}', '{"n":2}'], lines: [1, 2] }]);
+  });
+
+  it('skips blank lines but still counts them', async () => {
+    const chunks = await chunksOf(file('blank.jsonl', '\n{"n":1}\n   \n\n{"n":2}\n\n'));
+    expect(chunks).toEqual([{ rows: ['{"n":1}', '{"n":2}'], lines: [2, 5] }]);
+  });
+
+  it('handles CRLF line ends and a last line without a newline', async () => {
+    const chunks = await chunksOf(file('crlf.jsonl', '{"n":1}\r\n\r\n{"n":2}'));
+    expect(chunks).toEqual([{ rows: ['{"n":1}', '{"n":2}'], lines: [1, 3] }]);
+  });
+
+  it('drops a byte-order mark from the first line', async () => {
+    const chunks = await chunksOf(file('bom.jsonl', '\uFEFF{"n":1}\n{"n":2}\n'));
+    expect(chunks).toEqual([{ rows: ['{"n":1}', '{"n":2}'], lines: [1, 2] }]);
+  });
+
+  it('passes a malformed line through for the worker to reject', async () => {
+    const chunks = await chunksOf(file('bad.jsonl', '{"n":1}\n{"n":\n'));
+    expect(chunks).toEqual([{ rows: ['{"n":1}', '{"n":'], lines: [1, 2] }]);
+  });
+
+  it('yields nothing for an empty file', async () => {
+    expect(await chunksOf(file('empty.jsonl', ''))).toEqual([]);
+  });
+
+  it('reports progress up to the file size', async () => {
+    const content = '{"n":1}\n{"n":2}\n';
+    const progress: ReadProgress[] = [];
+    await chunksOf(file('progress.jsonl', content), 1, (p) => progress.push(p));
+    expect(progress.at(-1)).toEqual({ bytesRead: content.length, totalBytes: content.length });
+  });
+});
+
+describe('CSV', () => {
+  it('yields the header with every chunk, and counts the header as line 1', async () => {
+    const chunks = await chunksOf(file('a.csv', 'a,b\n1,2\n3,4\n5,6\n'), 2);
+    expect(chunks).toEqual([
+      { header: ['a', 'b'], rows: [['1', '2'], ['3', '4']], lines: [2, 3] },
+      { header: ['a', 'b'], rows: [['5', '6']], lines: [4] },
+    ]);
+  });
+
+  it('trims the header names', async () => {
+    const chunks = await chunksOf(file('spaces.csv', ' a , b\n1,2\n'));
+    expect(chunks[0]!.header).toEqual(['a', 'b']);
+  });
+
+  it('drops a byte-order mark before the header', async () => {
+    const chunks = await chunksOf(file('bom.csv', '\uFEFFchainId,hash\n1,0xab\n'));
+    expect(chunks).toEqual([{ header: ['chainId', 'hash'], rows: [['1', '0xab']], lines: [2] }]);
+  });
+
+  it('keeps a quoted comma inside its cell', async () => {
+    const chunks = await chunksOf(file('comma.csv', 'name,n\n"Doe, Jane",1\n'));
+    expect(chunks[0]!.rows).toEqual([['Doe, Jane', '1']]);
+  });
+
+  it('unescapes a doubled quote inside a quoted cell', async () => {
+    const chunks = await chunksOf(file('quote.csv', 'name,n\n"say ""hi""",1\n'));
+    expect(chunks[0]!.rows).toEqual([['say "hi"', '1']]);
+  });
+
+  it('keeps a quoted newline inside its cell and numbers each record by the line it starts on', async () => {
+    const chunks = await chunksOf(file('newline.csv', 'name,n\n"two\nlines",1\n"three\nmore\nlines",2\nlast,3\n'));
+    expect(chunks).toEqual([
+      {
+        header: ['name', 'n'],
+        rows: [['two\nlines', '1'], ['three\nmore\nlines', '2'], ['last', '3']],
+        lines: [2, 4, 7],
+      },
+    ]);
+  });
+
+  it('skips empty lines but still counts them', async () => {
+    const chunks = await chunksOf(file('gaps.csv', 'a,b\n\n1,2\n\n\n3,4\n'));
+    expect(chunks[0]!.lines).toEqual([3, 6]);
+  });
+
+  it('handles CRLF line ends', async () => {
+    const chunks = await chunksOf(file('crlf.csv', 'a,b\r\n1,2\r\n3,4\r\n'));
+    expect(chunks).toEqual([{ header: ['a', 'b'], rows: [['1', '2'], ['3', '4']], lines: [2, 3] }]);
+  });
+
+  it('passes rows with the wrong number of cells through for the worker to reject', async () => {
+    const chunks = await chunksOf(file('ragged.csv', 'a,b,c\n1,2\n1,2,3,4\n'));
+    expect(chunks[0]!.rows).toEqual([['1', '2'], ['1', '2', '3', '4']]);
+    expect(chunks[0]!.lines).toEqual([2, 3]);
+  });
+
+  it('yields nothing for a file with only a header', async () => {
+    expect(await chunksOf(file('header-only.csv', 'a,b\n'))).toEqual([]);
+  });
+
+  it.each([['', 'empty'], ['\n\n', 'blank lines only']])('throws on an empty CSV (%j)', async (content) => {
+    const name = file('empty.csv', content);
+    await expect(chunksOf(name)).rejects.toThrow(`${name}: empty CSV file (a header line is required)`);
+  });
+
+  it('throws on a header with a blank column name', async () => {
+    const name = file('blank-header.csv', 'a,,c\n1,2,3\n');
+    await expect(chunksOf(name)).rejects.toThrow(`${name}: the CSV header has blank columns`);
+  });
+});
