@@ -1,0 +1,29 @@
+/**
+ * The shared skeleton every kind is drawn from: who belongs to which community and who is
+ * famous. It depends only on (seed, profiles), never on which kinds are generated.
+ */
+import { Communities } from './communities.ts';
+import { HexIds } from './hex-ids.ts';
+import { Popularity } from './popularity.ts';
+import { rngFor, seedOf, streamKey, type Seed } from './random.ts';
+
+export interface World {
+  readonly seed: Seed;
+  readonly profiles: number;
+  readonly chainId: number;
+  readonly ids: HexIds;
+  readonly communities: Communities;
+  readonly popularity: Popularity;
+}
+
+export function createWorld(seed: number, profiles: number, chainId: number): World {
+  const key = seedOf(seed);
+  return {
+    seed: key,
+    profiles,
+    chainId,
+    ids: new HexIds(key),
+    communities: Communities.layout(profiles, rngFor(key, streamKey('communities'), 0)),
+    popularity: Popularity.rank(profiles, rngFor(key, streamKey('popularity'), 0)),
+  };
+}
