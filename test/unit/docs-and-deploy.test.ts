@@ -1,0 +1,237 @@
+/**
+ * Keeps the ingestion guide and the deployment files honest: every record example in
+ * docs/ingestion.md passes its kind's schema, docker-compose.yml sets only settings the
+ * service reads, and .env.example lists every setting with its default.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { validateChunk } from '../../pipeline/ingest/validate-chunk.ts';
+import { configSchema, parseConfig } from '../../shared/config.ts';
+import { isKindName, kindNames, recordKinds, type KindName } from '../../shared/records/kinds.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (file: string) => readFileSync(`${ROOT}${file}`, 'utf8');
+const settingNames = Object.keys(configSchema.shape);
+
+interface CodeBlock {
+  lang: string;
+  body: string;
+  /** 1-based line of the opening fence. */
+  line: number;
+  /** The record kind whose section (### `kind`) holds the block, if any. */
+  kind: KindName | undefined;
+  /** Title of the enclosing level-2 section. */
+  chapter: string;
+}
+
+/** Fenced code blocks of a Markdown text, each with the kind section it is in. */
+function codeBlocks(markdown: string): { blocks: CodeBlock[]; kindSections: string[] } {
+  const blocks: CodeBlock[] = [];
+  const kindSections: string[] = [];
+  let kind: KindName | undefined;
+  let chapter = '';
+  let open: { lang: string; line: number; lines: string[] } | undefined;
+  markdown.split('\n').forEach((text, i) => {
+    if (open) {
+      if (/^```\s*$/.test(text)) {
+        blocks.push({ lang: open.lang, body: open.lines.join('\n'), line: open.line, kind, chapter });
+        open = undefined;
+      } else {
+        open.lines.push(text);
+      }
+      return;
+    }
+    const fence = /^```(\S*)/.exec(text);
+    if (fence) {
+      open = { lang: fence[1]!, line: i + 1, lines: [] };
+      return;
+    }
+    const heading = /^(#{1,6})\s+(.*?)\s*$/.exec(text);
+    if (!heading || heading[1]!.length > 3) return;
+    if (heading[1]!.length <= 2) chapter = heading[2]!;
+    const named = heading[1]!.length === 3 ? /^`([^`]+)`$/.exec(heading[2]!) : null;
+    if (named) {
+      kindSections.push(named[1]!);
+      kind = isKindName(named[1]!) ? named[1] : undefined;
+    } else {
+      kind = undefined;
+    }
+  });
+  if (open) throw new Error(`unclosed code block at line ${open.line}`);
+  return { blocks, kindSections };
+}
+
+const nonBlankLines = (body: string) => body.split('\n').filter((l) => l.trim() !== '');
+
+describe('docs/ingestion.md', () => {
+  const { blocks, kindSections } = codeBlocks(read('docs/ingestion.md'));
+  const jsonBlocks = blocks.filter((b) => b.lang === 'json');
+
+  it('has exactly one section per record kind, and no section for an unknown kind', () => {
+    expect([...kindSections].sort()).toEqual([...kindNames].sort());
+  });
+
+  it('has every JSON example inside a kind section, where the test below checks it', () => {
+    const orphans = jsonBlocks.filter((b) => b.kind === undefined).map((b) => `line ${b.line}`);
+    expect(orphans).toEqual([]);
+  });
+
+  describe.each(kindNames)('%s section', (kind) => {
+    const examples = jsonBlocks
+      .filter((b) => b.kind === kind)
+      .flatMap((b) => nonBlankLines(b.body).map((text, i) => ({ text, where: `json block at line ${b.line}, line ${i + 1}` })));
+
+    it("shows the kind's example", () => {
+      const parsed = examples.map((e) => {
+        try {
+          return JSON.parse(e.text) as unknown;
+        } catch {
+          return undefined;
+        }
+      });
+      expect(parsed).toContainEqual(recordKinds[kind].example);
+    });
+
+    it('has only JSON lines that are one object each and pass the schema', () => {
+      expect(examples.length).toBeGreaterThan(0);
+      for (const { text, where } of examples) {
+        let record: unknown;
+        expect(() => (record = JSON.parse(text)), `${where} is not JSON`).not.toThrow();
+        expect(typeof record === 'object' && record !== null && !Array.isArray(record), `${where} is not an object`).toBe(true);
+        const result = recordKinds[kind].schema.safeParse(record);
+        expect(result.success, `${where}: ${result.error?.message}`).toBe(true);
+      }
+    });
+
+    it('has only CSV examples whose every row is accepted', () => {
+      for (const block of blocks.filter((b) => b.kind === kind && b.lang === 'csv')) {
+        const [header, ...rows] = parseCsv(block.body, { skip_empty_lines: true }) as string[][];
+        expect(rows.length, `csv block at line ${block.line} has no rows`).toBeGreaterThan(0);
+        const { accepted, rejects } = validateChunk({
+          kind,
+          source: 'docs/ingestion.md',
+          format: 'canonical',
+          header: header!,
+          rows,
+          lines: rows.map((_, i) => block.line + 2 + i),
+        });
+        expect(rejects, `csv block at line ${block.line}`).toEqual([]);
+        expect(accepted).toHaveLength(rows.length);
+      }
+    });
+  });
+
+  it('has ethereum-etl CSV examples that --format ethereum-etl accepts', () => {
+    const etl = blocks.filter((b) => b.chapter === 'ethereum-etl exports' && b.lang === 'csv');
+    expect(etl.length).toBeGreaterThanOrEqual(2);
+    for (const block of etl) {
+      const [header, ...rows] = parseCsv(block.body, { skip_empty_lines: true }) as string[][];
+      const kind: KindName = header!.includes('token_address') ? 'token-transfers' : 'transactions';
+      const { accepted, rejects } = validateChunk({
+        kind,
+        source: 'docs/ingestion.md',
+        format: 'ethereum-etl',
+        chainId: 1,
+        header: header!,
+        rows,
+        lines: rows.map((_, i) => block.line + 2 + i),
+      });
+      expect(rejects, `csv block at line ${block.line}`).toEqual([]);
+      expect(accepted.length, `csv block at line ${block.line}`).toBe(rows.length);
+      expect(rows.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('has a CSV example for transactions', () => {
+    expect(blocks.some((b) => b.kind === 'transactions' && b.lang === 'csv')).toBe(true);
+  });
+});
+
+/** Compose's `${VAR:-default}` / `${VAR-default}` / `${VAR}` with an empty environment. */
+function interpolateDefaults(value: string): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g, (_, _name: string, fallback?: string) => fallback ?? '');
+}
+
+/** `environment:` as a mapping or as a list of NAME=value. */
+function environmentOf(service: Record<string, unknown>): Record<string, string> {
+  const env = service.environment;
+  if (env === undefined || env === null) return {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(
+      env.map((entry: string) => {
+        const at = entry.indexOf('=');
+        return at < 0 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(env as Record<string, unknown>).map(([k, v]) => [k, v === null ? '' : String(v)]));
+}
+
+describe('docker-compose.yml', () => {
+  const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
+    version?: unknown;
+    services: Record<string, Record<string, unknown>>;
+  };
+  const services = compose.services;
+  const appServices = Object.entries(services).filter(([, s]) => s.build !== undefined);
+
+  it('has the services of a deployment, without the obsolete version key', () => {
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(['clickhouse', 'redis', 'migrate', 'workers', 'scheduler']));
+    expect(compose.version).toBeUndefined();
+  });
+
+  it('builds the soulgraph image for migrate, workers and scheduler', () => {
+    expect(appServices.map(([name]) => name)).toEqual(expect.arrayContaining(['migrate', 'workers', 'scheduler']));
+  });
+
+  it('sets only environment variables that shared/config.ts reads, to values it accepts', () => {
+    for (const [name, service] of appServices) {
+      const env = environmentOf(service);
+      expect(Object.keys(env).length, name).toBeGreaterThan(0);
+      for (const variable of Object.keys(env)) {
+        expect(settingNames, `${name} sets ${variable}`).toContain(variable);
+      }
+      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, interpolateDefaults(v)]));
+      const config = parseConfig(resolved);
+      expect(config.CLICKHOUSE_URL, name).toBe('http://clickhouse:8123');
+      expect(config.REDIS_URL, name).toBe('redis://redis:6379');
+    }
+  });
+
+  it('runs Redis with persistence and without eviction (BullMQ must not lose jobs)', () => {
+    const command = services.redis!.command;
+    const text = Array.isArray(command) ? command.join(' ') : String(command);
+    expect(text).toContain('--appendonly yes');
+    expect(text).toContain('--maxmemory-policy noeviction');
+  });
+
+  it('starts workers and scheduler only after migrate succeeded and Redis is healthy', () => {
+    for (const name of ['workers', 'scheduler']) {
+      expect(services[name]!.depends_on, name).toMatchObject({
+        migrate: { condition: 'service_completed_successfully' },
+        redis: { condition: 'service_healthy' },
+      });
+    }
+    expect(services.migrate!.depends_on).toMatchObject({ clickhouse: { condition: 'service_healthy' } });
+  });
+});
+
+describe('.env.example', () => {
+  const entries = read('.env.example')
+    .split('\n')
+    .map((line) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim()))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => [m[1]!, m[2]!.replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1')] as const);
+  const names = entries.map(([name]) => name);
+
+  it('lists every setting of shared/config.ts once, and nothing else', () => {
+    expect([...names].sort()).toEqual([...settingNames].sort());
+  });
+
+  it('shows each setting with its default', () => {
+    expect(parseConfig(Object.fromEntries(entries))).toEqual(parseConfig({}));
+  });
+});
