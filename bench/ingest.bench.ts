@@ -97,7 +97,7 @@ async function timeDirectInsert(config: Config, file: string, serverConfig: stri
 async function timePipeline(config: Config, file: string): Promise<number> {
   await migrate(config);
   const env = { ...process.env, CLICKHOUSE_URL: config.CLICKHOUSE_URL, REDIS_URL: config.REDIS_URL, CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE, QUEUE_PREFIX: config.QUEUE_PREFIX, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn' };
-  const workers = spawn(process.execPath, [BIN, 'workers', '--kinds', 'transactions'], { env, stdio: 'inherit' });
+  const workers = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ') ?? []), BIN, 'workers', '--kinds', 'transactions'], { env, stdio: 'inherit' });
   const queue = new Queue(ingestQueueName('transactions'), {
     connection: redisConnection(config, 'producer'),
     prefix: config.QUEUE_PREFIX,

@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { ingestFormats, ingestJobOptions, ingestQueueName } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { kindNames, type KindName } from '../../shared/records/kinds.ts';
-import { checkIngestable, runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
+import { runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
+import { IngestInputError, preflight } from '../ingest/preflight.ts';
 import { openProcessContext } from '../process-context.ts';
 import { startWorkers } from '../workers.ts';
 import { createProgressDisplay } from './progress-display.ts';
@@ -20,7 +21,7 @@ const optionsSchema = z.object({
   format: z.enum(ingestFormats),
   chainId: z.coerce.number().int().min(1).optional(),
   chunkRows: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  workers: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(16)]),
+  workers: z.enum(['auto', 'yes', 'no']),
   failOnReject: z.boolean().optional(),
 });
 
@@ -32,7 +33,11 @@ export function ingestCommand(): Command {
     .addOption(new Option('--format <format>', 'column layout of the files').choices(ingestFormats).default('canonical'))
     .option('--chain-id <id>', 'chain id for formats without one (ethereum-etl)', '1')
     .option('--chunk-rows <n>', 'rows per job (default: INGEST_CHUNK_ROWS)')
-    .option('--workers <n|auto>', 'workers to run in this process: auto = only if none is running', 'auto')
+    .addOption(
+      new Option('--workers <when>', 'run workers in this process: auto = only if no worker serves the queue')
+        .choices(['auto', 'yes', 'no'])
+        .default('auto'),
+    )
     .option('--fail-on-reject', 'exit with code 3 if any record was rejected')
     .addHelpText(
       'after',
@@ -44,11 +49,13 @@ export function ingestCommand(): Command {
       if (!parsed.success) throw new UsageError(z.prettifyError(parsed.error));
       const options = parsed.data;
       try {
-        checkIngestable({ kind: kind as KindName, files, format: options.format });
+        await preflight({ kind: kind as KindName, files, format: options.format });
+        await ingestFiles(kind as KindName, files, options);
       } catch (error) {
-        throw new UsageError((error as Error).message);
+        // Bad files are the caller's to fix: one line, exit code 2, no stack trace.
+        if (error instanceof IngestInputError) throw new UsageError(error.message);
+        throw error;
       }
-      await ingestFiles(kind as KindName, files, options);
     });
 }
 
@@ -65,8 +72,8 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
     });
     context.shutdown.add('queue', () => queue.close());
 
-    const inProcess = options.workers === 'auto' ? ((await queue.getWorkersCount()) === 0 ? 1 : 0) : options.workers;
-    if (inProcess > 0) {
+    const inProcess = options.workers === 'auto' ? (await queue.getWorkersCount()) === 0 : options.workers === 'yes';
+    if (inProcess) {
       say(`no worker is serving ${queue.name}: running one in this process (start \`soulgraph workers\` to run them separately)`);
       const running = await startWorkers(config, context.logger, { kinds: [kind], maintenance: false });
       context.shutdown.add('in-process workers', () => running.close());
@@ -80,7 +87,8 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
       format: options.format,
       chainId: options.chainId ?? 1,
       chunkRows: options.chunkRows ?? config.INGEST_CHUNK_ROWS,
-      sourceName: (file) => path.basename(file),
+      // The path as given, so same-named files in different folders keep apart in ingest_rejects.
+      sourceName: (file) => path.relative(process.cwd(), path.resolve(file)),
       onProgress: (p) =>
         display.update(p.bytesRead, p.totalBytes, {
           rows: p.rowsRead,

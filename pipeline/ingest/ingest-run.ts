@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
 import { ingestResultSchema, type IngestFormat, type IngestJob } from '../../shared/queues.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
-import { ethereumEtlMapper } from './ethereum-etl.ts';
-import { encodingOf, readSourceChunks } from './source-chunks.ts';
+import { preflight } from './preflight.ts';
+import { readSourceChunks } from './source-chunks.ts';
 
 export interface IngestRunOptions {
   kind: KindName;
@@ -52,14 +52,8 @@ interface Outstanding {
   firstLine: number;
 }
 
-/** Checks every file's format before anything is enqueued, so a typo fails fast. */
-export function checkIngestable(options: Pick<IngestRunOptions, 'kind' | 'files' | 'format'>): void {
-  if (options.format === 'ethereum-etl') ethereumEtlMapper(options.kind);
-  for (const file of options.files) encodingOf(file);
-}
-
 export async function runIngest(queue: Queue, options: IngestRunOptions): Promise<IngestSummary> {
-  checkIngestable(options);
+  await preflight(options);
   const started = Date.now();
   const runId = `${started.toString(36)}${randomBytes(4).toString('hex')}`;
   const maxOutstanding = options.maxOutstanding ?? 32;

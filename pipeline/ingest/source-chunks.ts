@@ -99,3 +99,15 @@ async function* csvChunks(stream: NodeJS.ReadableStream, chunkRows: number, file
   if (!header) throw new Error(`${file}: empty CSV file (a header line is required)`);
   if (rows.length > 0) yield { header, rows, lines };
 }
+
+/** The header of a CSV file (its first record), or undefined for an empty file. */
+export async function readCsvHeader(file: string): Promise<string[] | undefined> {
+  const stream = createReadStream(file);
+  const parser = stream.pipe(parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true, to: 1 }));
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) return record.map((h) => h.trim());
+    return undefined;
+  } finally {
+    stream.destroy();
+  }
+}

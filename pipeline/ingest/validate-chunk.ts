@@ -60,9 +60,12 @@ function decodeJsonLine(line: string): Decoded {
   }
   // JSON.parse rounds integers beyond 2^53, and ethereum-etl writes wei values as JSON
   // numbers: read integers of 16 or more digits as their exact decimal text instead.
-  if (/\d{16}/.test(line)) value = JSON.parse(line.replace(STRING_OR_BIG_INTEGER, (t) => (t[0] === '"' ? t : `"${t}"`)));
+  if (BIG_INTEGER_TOKEN.test(line)) value = JSON.parse(line.replace(STRING_OR_BIG_INTEGER, (t) => (t[0] === '"' ? t : `"${t}"`)));
   return { ok: true, record: value as Record<string, unknown> };
 }
+
+/** Cheap pre-check: a number token (after : , or [) of 16+ digits; digits inside strings rarely follow those. */
+const BIG_INTEGER_TOKEN = /[:,[]\s*-?\d{16}/;
 
 /** A JSON string (left as it is), or an integer literal of 16+ digits (not part of a float). */
 const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|(?<![\w.+-])-?\d{16,}(?![\w.])/g;
@@ -83,6 +86,7 @@ function decodeCsvRow(cells: string[], header: string[]): Decoded {
 export function describeIssues(error: z.ZodError, record: Record<string, unknown>): string {
   return error.issues
     .map((issue) => {
+      if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.join(', ')}`;
       const field = issue.path.join('.') || 'record';
       const missing = issue.path.length === 1 && record[String(issue.path[0])] === undefined;
       return `${field}: ${missing ? 'missing' : issue.message}`;

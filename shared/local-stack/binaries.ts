@@ -19,7 +19,7 @@ export interface BinarySearch {
 export const INSTALL_HINT = [
   'Install the servers, or point soulgraph at running ones:',
   '  Debian/Ubuntu: apt-get install -y clickhouse-server clickhouse-client redis-server',
-  '  elsewhere: docker compose up -d clickhouse redis, then set CLICKHOUSE_URL and REDIS_URL',
+  '  elsewhere: docker compose up -d clickhouse redis, then set CLICKHOUSE_URL=http://127.0.0.1:8123 CLICKHOUSE_USER=soulgraph CLICKHOUSE_PASSWORD=soulgraph REDIS_URL=redis://127.0.0.1:6379',
 ].join('\n');
 
 export class MissingBinaryError extends Error {

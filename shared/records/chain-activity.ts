@@ -14,7 +14,7 @@ import {
 import { defineKind } from './record-kind.ts';
 
 export const transactionRecord = z
-  .object({
+  .strictObject({
     chainId,
     hash: txHash,
     blockNumber,
@@ -35,7 +35,7 @@ export const transactionRecord = z
 
 /** Fungible-token (ERC-20) transfers: counterparty evidence, like native transactions. */
 export const tokenTransferRecord = z
-  .object({
+  .strictObject({
     chainId,
     contract: address,
     from: address,
@@ -59,7 +59,7 @@ export const tokenTransferRecord = z
   }));
 
 export const addressLabelRecord = z
-  .object({
+  .strictObject({
     chainId,
     address,
     kind: z.enum(['contract', 'exchange', 'bridge', 'mixer', 'burn', 'other']),

@@ -18,7 +18,7 @@ function followState(followedAt: number, unfollowedAt: number | undefined) {
 }
 
 export const socialFollowRecord = z
-  .object({
+  .strictObject({
     follower: socialHandle,
     followee: socialHandle,
     followedAt: timestamp,
@@ -28,7 +28,7 @@ export const socialFollowRecord = z
   .transform((f) => ({ follower: f.follower, followee: f.followee, ...followState(f.followedAt, f.unfollowedAt) }));
 
 export const followRecord = z
-  .object({
+  .strictObject({
     followerProfileId: identifier,
     followeeProfileId: identifier,
     followedAt: timestamp,

@@ -3,7 +3,7 @@ import { identifier, timestamp } from './fields.ts';
 import { defineKind } from './record-kind.ts';
 
 export const inviteRecord = z
-  .object({
+  .strictObject({
     inviteeProfileId: identifier,
     inviterProfileId: identifier,
     inviteCode: z.preprocess((v) => v ?? '', z.union([z.literal(''), identifier])),

@@ -9,7 +9,7 @@ import {
   optionalTimestamp,
   timestamp,
   txHash,
-  uint64String,
+  int64String,
 } from './fields.ts';
 import { defineKind } from './record-kind.ts';
 
@@ -18,13 +18,13 @@ import { defineKind } from './record-kind.ts';
  * Holdings are derived from these (view nft_holdings), never typed in by hand.
  */
 export const nftTransferRecord = z
-  .object({
+  .strictObject({
     chainId,
     contract: address,
     tokenId: decimalString,
     from: address,
     to: address,
-    amount: z.preprocess((v) => (v === '' || v === undefined || v === null ? '1' : v), uint64String),
+    amount: z.preprocess((v) => (v === '' || v === undefined || v === null ? '1' : v), int64String),
     standard: z.enum(['ERC-721', 'ERC-1155']),
     blockNumber,
     blockTime: timestamp,
@@ -50,7 +50,7 @@ export const nftTransferRecord = z
   }));
 
 export const nftCollectionRecord = z
-  .object({
+  .strictObject({
     chainId,
     contract: address,
     name: optionalText(256),

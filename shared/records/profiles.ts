@@ -7,7 +7,7 @@ import { defineKind } from './record-kind.ts';
  * `updatedAt` wins); identifiers it no longer lists are unlinked from it.
  */
 export const profileRecord = z
-  .object({
+  .strictObject({
     profileId: identifier,
     name: optionalText(128),
     avatar: optionalUrl,

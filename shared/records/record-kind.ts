@@ -3,9 +3,10 @@ import type { z } from 'zod';
 /**
  * One kind of ingested fact: its canonical input schema (JSON Lines or CSV with a header),
  * the ClickHouse table it lands in, and an example record for docs and tests.
- * The schema's output is the row as inserted (snake_case columns).
+ * The schema is a strict object (unknown fields are rejected) piped into the row as
+ * inserted (snake_case columns).
  */
-export interface RecordKind<Schema extends z.ZodType = z.ZodType> {
+export interface RecordKind<Schema extends RecordSchema = RecordSchema> {
   readonly name: string;
   readonly table: string;
   readonly description: string;
@@ -13,6 +14,13 @@ export interface RecordKind<Schema extends z.ZodType = z.ZodType> {
   readonly example: Record<string, unknown>;
 }
 
-export function defineKind<Schema extends z.ZodType>(kind: RecordKind<Schema>): RecordKind<Schema> {
+export type RecordSchema = z.ZodPipe<z.ZodObject, z.ZodType>;
+
+export function defineKind<Schema extends RecordSchema>(kind: RecordKind<Schema>): RecordKind<Schema> {
   return kind;
+}
+
+/** The input field names of a kind, in schema order (the CSV header a file should have). */
+export function fieldNames(kind: RecordKind): string[] {
+  return Object.keys(kind.schema.in.shape);
 }

@@ -9,7 +9,7 @@ export const sbtCategory = z
   .regex(/^[A-Za-z][A-Za-z0-9 &/-]{0,31}$/, 'must be a short label such as GameFi, DeFi or DAO');
 
 export const sbtMintRecord = z
-  .object({
+  .strictObject({
     chainId,
     contract: address,
     tokenId: decimalString,
@@ -33,7 +33,7 @@ export const sbtMintRecord = z
   }));
 
 export const sbtIssuerRecord = z
-  .object({
+  .strictObject({
     chainId,
     contract: address,
     issuer: z.string().trim().min(1).max(256),

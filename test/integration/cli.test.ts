@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { logicalRows } from '../support/pipeline-harness.ts';
+import { logicalRows, writeText } from '../support/pipeline-harness.ts';
 import { runSoulgraph } from '../support/child-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
@@ -49,5 +49,23 @@ describe('the soulgraph command line', () => {
       expect(output).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
       expect((await runSoulgraph([command, '--help'], env.env)).code).toBe(0);
     }
+  });
+});
+
+describe('the soulgraph command line, checking inputs before enqueueing', () => {
+  it('stops on a CSV header with a misspelled column, listing the columns of the kind', async () => {
+    const file = await writeText('follows.csv', 'followerProfileId,followeeProfileId,followedAt,unfollowed_at\np_1,p_2,2024-01-01,\n');
+    const { code, output } = await runSoulgraph(['ingest', 'follows', file], env.env);
+    expect(code).toBe(2);
+    expect(output).toContain(
+      'unknown column unfollowed_at; the columns of follows are followerProfileId, followeeProfileId, followedAt, unfollowedAt',
+    );
+    expect(await logicalRows(env, 'follows')).toBe(0);
+  });
+
+  it('names a missing file in one line, without a stack trace', async () => {
+    const { code, output } = await runSoulgraph(['ingest', 'profiles', 'nowhere/profiles.jsonl'], env.env);
+    expect(code).toBe(2);
+    expect(output.trim()).toBe('soulgraph: nowhere/profiles.jsonl: no such file, or not readable');
   });
 });

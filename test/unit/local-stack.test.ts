@@ -86,7 +86,7 @@ describe('local stack', () => {
     try {
       const start = ensureLocalStack(parseConfig({}), { dataDir, reuse: false, stateFile: false, searchDirs: [dataDir] });
       await expect(start).rejects.toThrow('apt-get install -y clickhouse-server clickhouse-client redis-server');
-      await expect(start).rejects.toThrow('docker compose up -d clickhouse redis, then set CLICKHOUSE_URL and REDIS_URL');
+      await expect(start).rejects.toThrow('docker compose up -d clickhouse redis, then set CLICKHOUSE_URL=http://127.0.0.1:8123');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -10,7 +10,7 @@ import {
   socialHandle,
   timestamp,
   txHash,
-  uint64String,
+  int64String,
 } from '../../shared/records/fields.ts';
 import { transactionRecord, tokenTransferRecord } from '../../shared/records/chain-activity.ts';
 import { followRecord, socialFollowRecord } from '../../shared/records/follows.ts';
@@ -144,9 +144,9 @@ describe('fields: decimal strings', () => {
     reject(decimalString, -1);
   });
 
-  it('uint64String accepts 2^64-1 and rejects 2^64', () => {
-    expect(accept(uint64String, '18446744073709551615')).toBe('18446744073709551615');
-    expect(reject(uint64String, '18446744073709551616')).toEqual([': must fit in 64 bits']);
+  it('int64String accepts 2^63-1 and rejects 2^63 (holdings are summed as Int64)', () => {
+    expect(accept(int64String, '9223372036854775807')).toBe('9223372036854775807');
+    expect(reject(int64String, '9223372036854775808')).toEqual([': must be at most 9223372036854775807']);
   });
 });
 
@@ -407,12 +407,12 @@ describe('nft transfers', () => {
     expect(row.amount).toBe('1');
   });
 
-  it('accepts an ERC-1155 amount of 2^64-1 and rejects 2^64', () => {
-    expect(accept(nftTransferRecord, { ...transfer, standard: 'ERC-1155', amount: '18446744073709551615' }).amount).toBe(
-      '18446744073709551615',
+  it('accepts an ERC-1155 amount of 2^63-1 and rejects 2^63', () => {
+    expect(accept(nftTransferRecord, { ...transfer, standard: 'ERC-1155', amount: '9223372036854775807' }).amount).toBe(
+      '9223372036854775807',
     );
-    expect(reject(nftTransferRecord, { ...transfer, standard: 'ERC-1155', amount: '18446744073709551616' })).toEqual([
-      'amount: must fit in 64 bits',
+    expect(reject(nftTransferRecord, { ...transfer, standard: 'ERC-1155', amount: '9223372036854775808' })).toEqual([
+      'amount: must be at most 9223372036854775807',
     ]);
   });
 
@@ -448,5 +448,15 @@ describe('sbt issuers', () => {
 
   it('rejects an empty issuer', () => {
     expect(reject(sbtIssuerRecord, { ...issuer, issuer: ' ', categories: [] })[0]).toMatch(/^issuer: /);
+  });
+});
+
+describe('fields: forms seen in real exports', () => {
+  it('reads BigQuery ethereum-etl times such as "2017-03-06 04:38:27 UTC" as UTC', () => {
+    expect(accept(timestamp, '2017-03-06 04:38:27 UTC')).toBe(1488775107);
+  });
+
+  it.each([['0x10'], ['1e3'], ['12.0'], ['+5']])('rejects the block number %j instead of reading it as a number', (text) => {
+    expect(reject(blockNumber, text)).toEqual([': must be an integer']);
   });
 });

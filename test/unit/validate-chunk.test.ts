@@ -113,8 +113,15 @@ describe('validateChunk: JSON lines', () => {
   it('leaves a float with a long fraction or exponent as a number (the line still parses)', () => {
     const line = JSON.stringify(TX).replace(/}$/, ', "ratio": 0.12345678901234567890, "huge": -1e+1234567890123456789}');
     const { accepted, rejects } = validateChunk(job({ kind: 'transactions', rows: [line], lines: [1] }));
-    expect(rejects).toEqual([]);
-    expect(accepted).toEqual([{ line: 1, row: TX_ROW }]);
+    // Parsed, not "not valid JSON": the only complaint is the two fields transactions do not have.
+    expect(accepted).toEqual([]);
+    expect(rejects.map((r) => r.reason)).toEqual(['unknown field ratio, huge']);
+  });
+
+  it('rejects a misspelled field instead of silently dropping it', () => {
+    const line = JSON.stringify({ ...TX, block_number: TX.blockNumber, blockNumber: undefined });
+    const { rejects } = validateChunk(job({ kind: 'transactions', rows: [line], lines: [7] }));
+    expect(rejects.map((r) => `${r.line}: ${r.reason}`)).toEqual(['7: blockNumber: missing; unknown field block_number']);
   });
 
   it('returns nothing for an empty chunk', () => {
