@@ -3,10 +3,12 @@
  * row), commands, and batch inserts. Nothing connects on import; callers create one
  * client per process and close it on shutdown.
  */
+import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import type { SqlFragment } from './sql-literal.ts';
+import { sql, type SqlFragment } from './sql-literal.ts';
+import { tabSeparated } from './tab-separated.ts';
 
 export interface ClickHouse {
   readonly database: string;
@@ -14,7 +16,10 @@ export interface ClickHouse {
   query<Row extends z.ZodType>(statement: SqlFragment, row: Row): Promise<z.output<Row>[]>;
   /** DDL and other statements without a result. */
   command(statement: SqlFragment): Promise<void>;
-  /** One INSERT of all rows (JSONEachRow); ClickHouse writes a block of up to ~1 M rows atomically. */
+  /**
+   * One INSERT of all rows, which must share the first row's columns; ClickHouse writes a
+   * block of up to ~1 M rows atomically.
+   */
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -43,6 +48,18 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     log: { level: ClickHouseLogLevel.OFF },
   });
 
+  const dateTimeColumnsByTable = new Map<string, Promise<Set<string>>>();
+  /** Column types never change under a running process (migrations add tables, not types). */
+  const dateTimeColumns = (table: string) => {
+    let columns = dateTimeColumnsByTable.get(table);
+    if (!columns) {
+      columns = readDateTimeColumns(client, database, table);
+      columns.catch(() => dateTimeColumnsByTable.delete(table));
+      dateTimeColumnsByTable.set(table, columns);
+    }
+    return columns;
+  };
+
   return {
     database,
     async query(statement, row) {
@@ -61,9 +78,20 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     },
     async insert(table, rows) {
       if (rows.length === 0) return;
-      await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+      const columns = Object.keys(rows[0]!) as [string, ...string[]];
+      const body = Buffer.from(tabSeparated(rows, columns, await dateTimeColumns(table)));
+      await client.insert({ table, values: Readable.from([body], { objectMode: false }), format: 'TabSeparated', columns });
     },
     ping: async () => (await client.ping()).success,
     close: () => client.close(),
   };
+}
+
+async function readDateTimeColumns(client: ClickHouseClient, database: string, table: string): Promise<Set<string>> {
+  const result = await client.query({
+    query: sql`SELECT name FROM system.columns
+               WHERE database = ${database} AND table = ${table} AND type LIKE '%DateTime%'`.text,
+    format: 'JSONEachRow',
+  });
+  return new Set((await result.json<{ name: string }>()).map((r) => r.name));
 }
