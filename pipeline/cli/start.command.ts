@@ -131,7 +131,8 @@ function nextSteps(config: Config): string {
     'soulgraph is running (workers and scheduler). Try, in another terminal:',
     '  npx soulgraph status                       queue depths, failures, rows per table',
     '  npx soulgraph ingest transactions --format ethereum-etl ../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv',
-    `  clickhouse-client --port <tcp port> -d ${config.CLICKHOUSE_DATABASE}   (HTTP: ${config.CLICKHOUSE_URL})`,
+    `  curl '${config.CLICKHOUSE_URL}/?query=SELECT+count()+FROM+${config.CLICKHOUSE_DATABASE}.transactions+FINAL'`,
+    `  (read-only analysts' account: user analyst, password analyst, on the same URL)`,
     'Ctrl-C stops everything.',
   ].join('\n');
 }

@@ -24,10 +24,9 @@ export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string)
     await ch.insert('profile_identities', linked.identities as unknown as Record<string, unknown>[]);
   }
 
-  await ch.insert(
-    recordKinds[job.kind].table,
-    accepted.map(({ row }) => ({ ...row, ingested_at: now })),
-  );
+  // Rows are ours (fresh from the schema): stamping them in place spares a copy per row.
+  const rows = accepted.map(({ row }) => Object.assign(row, { ingested_at: now }));
+  await ch.insert(recordKinds[job.kind].table, rows);
   await ch.insert('ingest_rejects', rejects.map((r) => rejectRow(job, jobId, r, now)));
 
   return {

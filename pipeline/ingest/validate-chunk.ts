@@ -60,12 +60,17 @@ function decodeJsonLine(line: string): Decoded {
   }
   // JSON.parse rounds integers beyond 2^53, and ethereum-etl writes wei values as JSON
   // numbers: read integers of 16 or more digits as their exact decimal text instead.
-  if (BIG_INTEGER_TOKEN.test(line)) value = JSON.parse(line.replace(STRING_OR_BIG_INTEGER, (t) => (t[0] === '"' ? t : `"${t}"`)));
+  if (hasUnsafeInteger(value)) value = JSON.parse(line.replace(STRING_OR_BIG_INTEGER, (t) => (t[0] === '"' ? t : `"${t}"`)));
   return { ok: true, record: value as Record<string, unknown> };
 }
 
-/** Cheap pre-check: a number token (after : , or [) of 16+ digits; digits inside strings rarely follow those. */
-const BIG_INTEGER_TOKEN = /[:,[]\s*-?\d{16}/;
+/** Whether JSON.parse may have rounded a field (records are flat, so the top level is enough). */
+function hasUnsafeInteger(record: object): boolean {
+  for (const v of Object.values(record)) {
+    if (typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER) return true;
+  }
+  return false;
+}
 
 /** A JSON string (left as it is), or an integer literal of 16+ digits (not part of a float). */
 const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|(?<![\w.+-])-?\d{16,}(?![\w.])/g;
