@@ -131,7 +131,7 @@ async function timePipeline(config: Config, file: string): Promise<number> {
   try {
     while ((await queue.getWorkersCount()) < WORKER_PROCESSES) await new Promise((r) => setTimeout(r, 100));
     const started = performance.now();
-    const summary = await runIngest(queue, { kind: 'transactions', files: [file], format: 'canonical', chunkRows: CHUNK_ROWS });
+    const summary = await runIngest(config, { kind: 'transactions', files: [file], format: 'canonical', chunkRows: CHUNK_ROWS });
     const seconds = (performance.now() - started) / 1000;
     if (summary.failedChunks.length > 0 || summary.rejected > 0) throw new Error(`pipeline run was not clean: ${JSON.stringify(summary).slice(0, 500)}`);
     await expectRows(config, file);

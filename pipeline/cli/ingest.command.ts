@@ -4,13 +4,11 @@
  * serving the queue, it runs workers in this process for the duration.
  */
 import path from 'node:path';
-import { Queue } from 'bullmq';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { ingestFormats, ingestJobOptions, ingestQueueName } from '../../shared/queues.ts';
-import { redisConnection } from '../../shared/redis.ts';
+import { ingestFormats, ingestQueueName } from '../../shared/queues.ts';
 import { kindNames, type KindName } from '../../shared/records/kinds.ts';
-import { runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
+import { ingestWorkerCount, runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
 import { IngestInputError, preflight } from '../ingest/preflight.ts';
 import { openProcessContext } from '../process-context.ts';
 import { startWorkers } from '../workers.ts';
@@ -65,23 +63,16 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
   const { config } = context;
   context.shutdown.exitOnSignals(130);
   try {
-    const queue = new Queue(ingestQueueName(kind), {
-      connection: redisConnection(config, 'producer'),
-      prefix: config.QUEUE_PREFIX,
-      defaultJobOptions: ingestJobOptions(config),
-    });
-    context.shutdown.add('queue', () => queue.close());
-
-    const inProcess = options.workers === 'auto' ? (await queue.getWorkersCount()) === 0 : options.workers === 'yes';
+    const inProcess = options.workers === 'auto' ? (await ingestWorkerCount(config, kind)) === 0 : options.workers === 'yes';
     if (inProcess) {
-      say(`no worker is serving ${queue.name}: running one in this process (start \`soulgraph workers\` to run them separately)`);
+      say(`no worker is serving ${ingestQueueName(kind)}: running one in this process (start \`soulgraph workers\` to run them separately)`);
       const running = await startWorkers(config, context.logger, { kinds: [kind], maintenance: false });
       context.shutdown.add('in-process workers', () => running.close());
     }
 
     const display = createProgressDisplay(kind, '{rows} rows read, {done} ingested | {rate} rows/s | {rejected} rejected');
     const started = Date.now();
-    const summary = await runIngest(queue, {
+    const summary = await runIngest(config, {
       kind,
       files,
       format: options.format,

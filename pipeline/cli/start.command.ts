@@ -7,14 +7,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { createClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
-import { ingestJobOptions, ingestQueueName } from '../../shared/queues.ts';
-import { redisConnection } from '../../shared/redis.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { generateWorld } from '../generate/world-generator.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
@@ -103,26 +100,17 @@ async function ingestDemoWorld(context: ProcessContext, say: (line: string) => v
   for (const kind of DEMO_ORDER) {
     const file = manifest.files[kind];
     if (!file) continue;
-    const queue = new Queue(ingestQueueName(kind), {
-      connection: redisConnection(config, 'producer'),
-      prefix: config.QUEUE_PREFIX,
-      defaultJobOptions: ingestJobOptions(config),
-    });
     const display = createProgressDisplay(kind.padEnd(15), '{done}/{rows} rows');
-    try {
-      const summary = await runIngest(queue, {
-        kind,
-        files: [path.join(outDir, file.file)],
-        format: 'canonical',
-        chunkRows: config.INGEST_CHUNK_ROWS,
-        sourceName: (f) => `demo/${path.basename(f)}`,
-        onProgress: (p) => display.update(p.rowsDone, file.rows, { done: p.rowsDone, rows: file.rows }),
-      });
-      display.stop();
-      if (summary.failedChunks.length > 0) throw new Error(`demo ${kind}: ${summary.failedChunks[0]!.reason}`);
-    } finally {
-      await queue.close();
-    }
+    const summary = await runIngest(config, {
+      kind,
+      files: [path.join(outDir, file.file)],
+      format: 'canonical',
+      chunkRows: config.INGEST_CHUNK_ROWS,
+      sourceName: (f) => `demo/${path.basename(f)}`,
+      onProgress: (p) => display.update(p.rowsDone, file.rows, { done: p.rowsDone, rows: file.rows }),
+    });
+    display.stop();
+    if (summary.failedChunks.length > 0) throw new Error(`demo ${kind}: ${summary.failedChunks[0]!.reason}`);
   }
 }
 

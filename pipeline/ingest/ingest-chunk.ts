@@ -7,33 +7,39 @@ import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { IngestJob, IngestResult } from '../../shared/queues.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
 import { linkProfileIdentities } from './profile-identities.ts';
-import { validateChunk, type Reject } from './validate-chunk.ts';
+import { validRows, type AcceptedRow, type Reject } from './validate-chunk.ts';
 
 const REJECT_SAMPLES = 20;
 const MAX_RAW_BYTES = 4096;
 
 export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string): Promise<IngestResult> {
-  const validated = validateChunk(job);
-  let { accepted, rejects } = validated;
   const now = Math.floor(Date.now() / 1000);
-
-  if (job.kind === 'profiles') {
-    const linked = await linkProfileIdentities(ch, accepted, rawLines(job));
-    accepted = linked.accepted;
-    rejects = [...rejects, ...linked.rejects].sort((a, b) => a.line - b.line);
-    await ch.insert('profile_identities', linked.identities as unknown as Record<string, unknown>[]);
-  }
-
+  const rejects: Reject[] = [];
+  const table = recordKinds[job.kind].table;
   // Rows are ours (fresh from the schema): stamping them in place spares a copy per row.
-  const rows = accepted.map(({ row }) => Object.assign(row, { ingested_at: now }));
-  await ch.insert(recordKinds[job.kind].table, rows);
+  const stamp = ({ row }: AcceptedRow) => Object.assign(row, { ingested_at: now });
+
+  let accepted: number;
+  if (job.kind === 'profiles') {
+    const linked = await linkProfileIdentities(ch, [...validRows(job, rejects)], rawLines(job));
+    rejects.push(...linked.rejects);
+    await ch.insert('profile_identities', linked.identities as unknown as Record<string, unknown>[]);
+    accepted = await ch.insert(table, linked.accepted.map(stamp));
+  } else {
+    accepted = await ch.insert(table, map(validRows(job, rejects), stamp));
+  }
+  rejects.sort((a, b) => a.line - b.line);
   await ch.insert('ingest_rejects', rejects.map((r) => rejectRow(job, jobId, r, now)));
 
   return {
-    accepted: accepted.length,
+    accepted,
     rejected: rejects.length,
     rejectSamples: rejects.slice(0, REJECT_SAMPLES).map(({ line, reason }) => ({ line, reason })),
   };
+}
+
+function* map<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
+  for (const item of items) yield f(item);
 }
 
 function rejectRow(job: IngestJob, jobId: string, reject: Reject, now: number) {

@@ -4,9 +4,12 @@
  * Redis), and follows the jobs to completion, reporting progress as it goes.
  */
 import { randomBytes } from 'node:crypto';
-import { Job, type Queue } from 'bullmq';
-import { ingestResultSchema, type IngestFormat, type IngestJob } from '../../shared/queues.ts';
+import { Queue, QueueEvents } from 'bullmq';
+import type { Config } from '../../shared/config.ts';
+import { ingestJobOptions, ingestQueueName, type IngestFormat, type IngestJob } from '../../shared/queues.ts';
+import { redisConnection } from '../../shared/redis.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
+import { ChunkTracker, type ChunkOutcome } from './chunk-tracker.ts';
 import { preflight } from './preflight.ts';
 import { readSourceChunks } from './source-chunks.ts';
 
@@ -21,6 +24,7 @@ export interface IngestRunOptions {
   /** Name recorded as `source` of rejects; defaults to the file path as given. */
   sourceName?: (file: string) => string;
   onProgress?: (progress: IngestProgress) => void;
+  /** How often unfinished jobs are re-checked in case their completion event was missed. */
   pollMs?: number;
 }
 
@@ -46,18 +50,12 @@ export interface IngestSummary {
   elapsedMs: number;
 }
 
-interface Outstanding {
-  source: string;
-  rows: number;
-  firstLine: number;
-}
-
-export async function runIngest(queue: Queue, options: IngestRunOptions): Promise<IngestSummary> {
+/** Ingests the files through the kind's queue; resolves when every chunk has finished. */
+export async function runIngest(config: Config, options: IngestRunOptions): Promise<IngestSummary> {
   await preflight(options);
   const started = Date.now();
   const runId = `${started.toString(36)}${randomBytes(4).toString('hex')}`;
   const maxOutstanding = options.maxOutstanding ?? 32;
-  const outstanding = new Map<string, Outstanding>();
   const summary: IngestSummary = {
     chunks: 0,
     rowsRead: 0,
@@ -79,70 +77,78 @@ export async function runIngest(queue: Queue, options: IngestRunOptions): Promis
     chunksDone: 0,
   };
   const report = () => options.onProgress?.({ ...progress });
-
-  const settle = async () => {
-    for (const [jobId, chunk] of outstanding) {
-      const state = await queue.getJobState(jobId);
-      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
-      outstanding.delete(jobId);
-      progress.chunksDone++;
-      progress.rowsDone += chunk.rows;
-      const job = state === 'unknown' ? undefined : await Job.fromId(queue, jobId);
-      if (state === 'completed' && job) {
-        const result = ingestResultSchema.parse(job.returnvalue);
-        summary.accepted += result.accepted;
-        summary.rejected += result.rejected;
-        for (const s of result.rejectSamples) {
-          if (summary.rejectSamples.length < 50) summary.rejectSamples.push({ source: chunk.source, ...s });
-        }
-      } else {
-        const reason = job?.failedReason ?? 'the job disappeared from the queue';
-        summary.failedChunks.push({ jobId, source: chunk.source, firstLine: chunk.firstLine, reason });
+  const record = (outcome: ChunkOutcome) => {
+    progress.chunksDone++;
+    progress.rowsDone += outcome.chunk.rows;
+    if ('result' in outcome) {
+      summary.accepted += outcome.result.accepted;
+      summary.rejected += outcome.result.rejected;
+      for (const s of outcome.result.rejectSamples) {
+        if (summary.rejectSamples.length < 50) summary.rejectSamples.push({ source: outcome.chunk.source, ...s });
       }
-      progress.accepted = summary.accepted;
-      progress.rejected = summary.rejected;
+    } else {
+      const { jobId, chunk, failedReason: reason } = outcome;
+      summary.failedChunks.push({ jobId, source: chunk.source, firstLine: chunk.firstLine, reason });
     }
+    progress.accepted = summary.accepted;
+    progress.rejected = summary.rejected;
     report();
   };
 
-  for (const file of options.files) {
-    const source = options.sourceName?.(file) ?? file;
-    progress.file = file;
-    const chunks = readSourceChunks(file, options.chunkRows, ({ bytesRead, totalBytes }) => {
-      progress.bytesRead = bytesRead;
-      progress.totalBytes = totalBytes;
-    });
-    for await (const chunk of chunks) {
-      while (outstanding.size >= maxOutstanding) {
-        await settle();
-        if (outstanding.size >= maxOutstanding) await sleep(options.pollMs ?? 200);
+  const queue = new Queue(ingestQueueName(options.kind), {
+    connection: redisConnection(config, 'producer'),
+    prefix: config.QUEUE_PREFIX,
+    defaultJobOptions: ingestJobOptions(config),
+  });
+  // Listening before the first job is added, so that no completion can be missed.
+  const events = new QueueEvents(queue.name, { connection: redisConnection(config, 'worker'), prefix: config.QUEUE_PREFIX });
+  await events.waitUntilReady();
+  const tracker = new ChunkTracker(queue, events, record, options.pollMs);
+  try {
+    for (const file of options.files) {
+      const source = options.sourceName?.(file) ?? file;
+      progress.file = file;
+      const chunks = readSourceChunks(file, options.chunkRows, ({ bytesRead, totalBytes }) => {
+        progress.bytesRead = bytesRead;
+        progress.totalBytes = totalBytes;
+      });
+      for await (const chunk of chunks) {
+        await tracker.waitBelow(maxOutstanding);
+        const data: IngestJob = {
+          kind: options.kind,
+          source,
+          format: options.format,
+          ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
+          ...(chunk.header ? { header: chunk.header } : {}),
+          rows: chunk.rows,
+          lines: chunk.lines,
+        };
+        const jobId = `${runId}-${summary.chunks}`;
+        tracker.track(jobId, { source, rows: chunk.rows.length, firstLine: chunk.lines[0] ?? 0 });
+        await queue.add('chunk', data, { jobId });
+        summary.chunks++;
+        summary.rowsRead += chunk.rows.length;
+        progress.chunksQueued = summary.chunks;
+        progress.rowsRead = summary.rowsRead;
+        report();
       }
-      const data: IngestJob = {
-        kind: options.kind,
-        source,
-        format: options.format,
-        ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
-        ...(chunk.header ? { header: chunk.header } : {}),
-        rows: chunk.rows,
-        lines: chunk.lines,
-      };
-      const jobId = `${runId}-${summary.chunks}`;
-      await queue.add('chunk', data, { jobId });
-      outstanding.set(jobId, { source, rows: chunk.rows.length, firstLine: chunk.lines[0] ?? 0 });
-      summary.chunks++;
-      summary.rowsRead += chunk.rows.length;
-      progress.chunksQueued = summary.chunks;
-      progress.rowsRead = summary.rowsRead;
-      report();
     }
-  }
-
-  while (outstanding.size > 0) {
-    await settle();
-    if (outstanding.size > 0) await sleep(options.pollMs ?? 200);
+    await tracker.waitBelow(1);
+  } finally {
+    await events.close();
+    await queue.close();
   }
   summary.elapsedMs = Date.now() - started;
   return summary;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How many workers (in any process) are serving the kind's queue right now. */
+export async function ingestWorkerCount(config: Config, kind: KindName): Promise<number> {
+  const queue = new Queue(ingestQueueName(kind), { connection: redisConnection(config, 'producer'), prefix: config.QUEUE_PREFIX });
+  try {
+    return await queue.getWorkersCount();
+  } finally {
+    await queue.close();
+  }
+}

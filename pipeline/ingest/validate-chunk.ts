@@ -27,25 +27,33 @@ export interface ValidatedChunk {
 type Decoded = { ok: true; record: Record<string, unknown> } | { ok: false; reason: string };
 
 export function validateChunk(job: IngestJob): ValidatedChunk {
+  const rejects: Reject[] = [];
+  const accepted = [...validRows(job, rejects)];
+  return { accepted, rejects };
+}
+
+/**
+ * The chunk's valid rows, one at a time, in line order; each invalid one is pushed onto
+ * `rejects` instead. Lazy, so that a caller can stream rows into an INSERT and let each
+ * row object die young (cheap for the garbage collector) instead of holding them all.
+ */
+export function* validRows(job: IngestJob, rejects: Reject[]): Generator<AcceptedRow> {
   const schema = recordKinds[job.kind].schema as z.ZodType<Record<string, unknown>>;
   const map = job.format === 'ethereum-etl' ? ethereumEtlMapper(job.kind) : undefined;
-  const accepted: AcceptedRow[] = [];
-  const rejects: Reject[] = [];
-
-  job.rows.forEach((raw, i) => {
+  for (let i = 0; i < job.rows.length; i++) {
+    const raw = job.rows[i]!;
     const line = job.lines[i]!;
     const decoded = typeof raw === 'string' ? decodeJsonLine(raw) : decodeCsvRow(raw, job.header ?? []);
-    const rawText = typeof raw === 'string' ? raw : JSON.stringify(raw);
+    const rawText = () => (typeof raw === 'string' ? raw : JSON.stringify(raw));
     if (!decoded.ok) {
-      rejects.push({ line, reason: decoded.reason, raw: rawText });
-      return;
+      rejects.push({ line, reason: decoded.reason, raw: rawText() });
+      continue;
     }
     const record = map ? map(decoded.record, job.chainId ?? 1) : decoded.record;
     const parsed = schema.safeParse(record);
-    if (parsed.success) accepted.push({ line, row: parsed.data });
-    else rejects.push({ line, reason: describeIssues(parsed.error, record), raw: rawText });
-  });
-  return { accepted, rejects };
+    if (parsed.success) yield { line, row: parsed.data };
+    else rejects.push({ line, reason: describeIssues(parsed.error, record), raw: rawText() });
+  }
 }
 
 function decodeJsonLine(line: string): Decoded {

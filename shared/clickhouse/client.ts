@@ -18,9 +18,11 @@ export interface ClickHouse {
   command(statement: SqlFragment): Promise<void>;
   /**
    * One INSERT of all rows, which must share the first row's columns; ClickHouse writes a
-   * block of up to ~1 M rows atomically.
+   * block of up to ~1 M rows atomically. Rows may come lazily (a generator): they are
+   * encoded and streamed as they come, and the INSERT fails whole if the iterator throws.
+   * Returns the number of rows inserted.
    */
-  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  insert(table: string, rows: Iterable<Record<string, unknown>>): Promise<number>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -77,14 +79,43 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
       await client.command({ query: statement.text });
     },
     async insert(table, rows) {
-      if (rows.length === 0) return;
-      const columns = Object.keys(rows[0]!) as [string, ...string[]];
-      const body = Buffer.from(tabSeparated(rows, columns, await dateTimeColumns(table)));
-      await client.insert({ table, values: Readable.from([body], { objectMode: false }), format: 'TabSeparated', columns });
+      const iterator = rows[Symbol.iterator]();
+      const first = iterator.next();
+      if (first.done) return 0;
+      const columns = Object.keys(first.value) as [string, ...string[]];
+      const body = encodedBatches(first.value, iterator, columns, await dateTimeColumns(table));
+      await client.insert({ table, values: Readable.from(body.chunks, { objectMode: false }), format: 'TabSeparated', columns });
+      return body.count();
     },
     ping: async () => (await client.ping()).success,
     close: () => client.close(),
   };
+}
+
+const ROWS_PER_BATCH = 1_000;
+
+/** The rows as TabSeparated buffers of ROWS_PER_BATCH rows each, encoded on demand. */
+function encodedBatches(
+  first: Record<string, unknown>,
+  rest: Iterator<Record<string, unknown>>,
+  columns: readonly string[],
+  dateTimeColumns: ReadonlySet<string>,
+) {
+  let count = 0;
+  function* chunks(): Generator<Buffer> {
+    let batch = [first];
+    for (let next = rest.next(); !next.done; next = rest.next()) {
+      batch.push(next.value);
+      if (batch.length === ROWS_PER_BATCH) {
+        count += batch.length;
+        yield Buffer.from(tabSeparated(batch, columns, dateTimeColumns));
+        batch = [];
+      }
+    }
+    count += batch.length;
+    if (batch.length > 0) yield Buffer.from(tabSeparated(batch, columns, dateTimeColumns));
+  }
+  return { chunks: chunks(), count: () => count };
 }
 
 async function readDateTimeColumns(client: ClickHouseClient, database: string, table: string): Promise<Set<string>> {

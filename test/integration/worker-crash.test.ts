@@ -48,7 +48,7 @@ describe('a worker killed in the middle of a large ingest', () => {
     const first = spawnSoulgraph(['workers', '--kinds', 'transactions'], env.env);
     await waitFor(async () => (await queue.getWorkersCount()) > 0, 30_000, 'the first worker');
 
-    const ingest = runIngest(queue, { kind: 'transactions', files: [file], format: 'canonical', chunkRows: 2_000, pollMs: 50 });
+    const ingest = runIngest(env.config, { kind: 'transactions', files: [file], format: 'canonical', chunkRows: 2_000, pollMs: 50 });
     await waitFor(async () => {
       const counts = await queue.getJobCounts('completed', 'active');
       return (counts.completed ?? 0) >= 8 && (counts.active ?? 0) > 0;

@@ -5,13 +5,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { IngestFormat } from '../../shared/queues.ts';
-import { ingestJobOptions, ingestQueueName } from '../../shared/queues.ts';
-import { redisConnection } from '../../shared/redis.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { runIngest, type IngestSummary } from '../../pipeline/ingest/ingest-run.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
@@ -25,14 +22,9 @@ export async function ingestFiles(
   files: string[],
   options: { format?: IngestFormat; chunkRows?: number; chainId?: number } = {},
 ): Promise<IngestSummary> {
-  const queue = new Queue(ingestQueueName(kind), {
-    connection: redisConnection(env.config, 'producer'),
-    prefix: env.config.QUEUE_PREFIX,
-    defaultJobOptions: ingestJobOptions(env.config),
-  });
   const workers = await startWorkers(env.config, silentLogger, { kinds: [kind], maintenance: false });
   try {
-    return await runIngest(queue, {
+    return await runIngest(env.config, {
       kind,
       files,
       format: options.format ?? 'canonical',
@@ -43,7 +35,6 @@ export async function ingestFiles(
     });
   } finally {
     await workers.close();
-    await queue.close();
   }
 }
 
