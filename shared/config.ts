@@ -42,6 +42,29 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default('.data'),
 
   API_PORT: port.default(8080),
+  /** `iss` and `aud` of the unified tokens the API issues. */
+  API_JWT_ISSUER: z.string().min(1).default('soulgraph'),
+  API_JWT_AUDIENCE: z.string().min(1).default('soulgraph-api'),
+  /**
+   * ES256 private keys as a JSON array of JWKs, each with a `kid`: the first signs, all
+   * verify (rotate by prepending a new key). Unset outside production: a key is generated
+   * per process, so tokens do not survive a restart.
+   */
+  API_SIGNING_KEYS: z.string().default(''),
+  /** HMAC secret of recommendation cursors (32+ characters); unset outside production: per process. */
+  CURSOR_SECRET: z.string().default(''),
+  UNIFIED_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  ADDRESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(600),
+  SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  /**
+   * Address tokens accepted from external issuers: a JSON array of
+   * {"issuer", "jwksUrl", "audience", "addressClaim"}.
+   */
+  ADDRESS_TOKEN_ISSUERS: z.string().default('[]'),
+  /** How long the API trusts its in-memory copy of the API keys: a revoked key stops working within this. */
+  APIKEY_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Requests per minute per API key and endpoint, unless the key has its own limit. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
 
   /** Rows per ingest job: one ClickHouse INSERT per job. */
   INGEST_CHUNK_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
