@@ -70,7 +70,7 @@ try {
   console.log(`soulgraph pipeline       ${median(pipelineTimes).toFixed(2)} s  ${Math.round(pipelineRate)} rows/s  (chunks of ${CHUNK_ROWS}, ${WORKER_PROCESSES} worker processes)`);
   console.log(`ratio pipeline/direct    ${(pipelineRate / directRate).toFixed(2)}  (target >= 0.50)`);
 } finally {
-  await shutdown.run('done');
+  await shutdown.run();
 }
 
 function median(values: number[]): number {

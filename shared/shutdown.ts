@@ -16,8 +16,11 @@ export class Shutdown {
     this.steps.push({ name, run });
   }
 
-  /** Runs every step once, newest first; failures are reported and the rest still run. */
-  run(reason: string, stepTimeoutMs = 30_000): Promise<void> {
+  /**
+   * Runs every step once, newest first; failures are reported and the rest still run.
+   * A `reason` (a signal, a crash) is announced; a normal end (no reason) is quiet.
+   */
+  run(reason?: string, stepTimeoutMs = 30_000): Promise<void> {
     this.running ??= this.runSteps(reason, stepTimeoutMs);
     return this.running;
   }
@@ -37,8 +40,8 @@ export class Shutdown {
     process.on('SIGTERM', onSignal);
   }
 
-  private async runSteps(reason: string, stepTimeoutMs: number): Promise<void> {
-    this.log(`shutting down (${reason})`);
+  private async runSteps(reason: string | undefined, stepTimeoutMs: number): Promise<void> {
+    if (reason) this.log(`shutting down (${reason})`);
     for (const step of [...this.steps].reverse()) {
       try {
         await withTimeout(Promise.resolve(step.run()), stepTimeoutMs, step.name);

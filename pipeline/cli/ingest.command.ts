@@ -10,7 +10,7 @@ import { ingestFormats, ingestQueueName } from '../../shared/queues.ts';
 import { kindNames, type KindName } from '../../shared/records/kinds.ts';
 import { ingestWorkerCount, runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
 import { IngestInputError, preflight } from '../ingest/preflight.ts';
-import { openProcessContext } from '../process-context.ts';
+import { openProcessContext } from '../../shared/process-context.ts';
 import { startWorkers } from '../workers.ts';
 import { createProgressDisplay } from './progress-display.ts';
 import { UsageError } from './usage-error.ts';
@@ -93,7 +93,7 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
     if (summary.failedChunks.length > 0) process.exitCode = 1;
     else if (options.failOnReject && summary.rejected > 0) process.exitCode = 3;
   } finally {
-    await context.shutdown.run('done');
+    await context.shutdown.run();
   }
 }
 

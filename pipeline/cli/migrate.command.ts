@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { openProcessContext } from '../process-context.ts';
+import { openProcessContext } from '../../shared/process-context.ts';
 
 export function migrateCommand(): Command {
   return new Command('migrate')
@@ -8,6 +8,6 @@ export function migrateCommand(): Command {
       const say = (line: string) => process.stderr.write(`${line}\n`);
       const context = await openProcessContext({ name: 'migrate', say, migrate: true });
       say(`database ${context.config.CLICKHOUSE_DATABASE} is up to date`);
-      await context.shutdown.run('done');
+      await context.shutdown.run();
     });
 }

@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import { kindNames, isKindName, type KindName } from '../../shared/records/kinds.ts';
-import { openProcessContext } from '../process-context.ts';
+import { openProcessContext } from '../../shared/process-context.ts';
 import { startScheduler } from '../scheduler.ts';
 import { startWorkers } from '../workers.ts';
 
@@ -31,7 +31,7 @@ export function schedulerCommand(): Command {
       const context = await openProcessContext({ name: 'scheduler' });
       await startScheduler(context.config, context.logger);
       if (options.once) {
-        await context.shutdown.run('done');
+        await context.shutdown.run();
         return;
       }
       context.shutdown.exitOnSignals();

@@ -3,6 +3,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../shared/config.ts';
+import { apikeyCommand } from './apikey.command.ts';
 import { generateCommand } from './generate.command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { migrateCommand } from './migrate.command.ts';
@@ -21,7 +22,11 @@ const program = new Command('soulgraph')
   .addCommand(migrateCommand())
   .addCommand(generateCommand())
   .addCommand(workersCommand())
-  .addCommand(schedulerCommand());
+  .addCommand(schedulerCommand())
+  .addCommand(apikeyCommand());
+
+// exitOverride is not inherited by added commands: every level must throw, not exit(1).
+exitOverrideEverywhere(program);
 
 try {
   await program.parseAsync(process.argv);
@@ -37,4 +42,9 @@ function exitCodeFor(error: unknown): number {
   }
   process.stderr.write(`soulgraph: ${(error as Error).stack ?? String(error)}\n`);
   return 1;
+}
+
+function exitOverrideEverywhere(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideEverywhere(sub);
 }

@@ -15,7 +15,7 @@ import type { Config } from '../../shared/config.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { generateWorld } from '../generate/world-generator.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
-import { openProcessContext, type ProcessContext } from '../process-context.ts';
+import { openProcessContext, type ProcessContext } from '../../shared/process-context.ts';
 import { createProgressDisplay } from './progress-display.ts';
 import { tableReport } from './status.command.ts';
 

@@ -12,7 +12,7 @@ import { allQueueNames } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
 import { listSchedules } from '../job-schedulers.ts';
-import { openProcessContext } from '../process-context.ts';
+import { openProcessContext } from '../../shared/process-context.ts';
 
 export function statusCommand(): Command {
   return new Command('status')
@@ -33,7 +33,7 @@ export function statusCommand(): Command {
         }
         process.stdout.write(`${out.join('\n')}\n`);
       } finally {
-        await context.shutdown.run('done');
+        await context.shutdown.run();
       }
     });
 }

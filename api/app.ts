@@ -1,0 +1,86 @@
+/**
+ * The HTTP API: routes, the ApiKey and token checks in front of them, and the envelope
+ * around every answer. Dependencies come in; nothing here connects on import.
+ */
+import express, { type Express, type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import swaggerUi from 'swagger-ui-express';
+import type { ClickHouse } from '../shared/clickhouse/client.ts';
+import type { Config } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { ApiKeyCache } from './api-key-cache.ts';
+import type { CursorCodec } from './cursor.ts';
+import { requireApiKey } from './middleware/api-key.ts';
+import { errorHandler, notFound } from './middleware/errors.ts';
+import { requestId } from './middleware/request-id.ts';
+import { requireUnifiedToken } from './middleware/unified-auth.ts';
+import { openApiDocument } from './openapi.ts';
+import type { PipelineProducer } from './pipeline-producer.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { authRoutes } from './routes/auth.ts';
+import { healthRoutes } from './routes/health.ts';
+import { recommendRoute } from './routes/recommend.ts';
+import { sbtListRoute } from './routes/sbt-list.ts';
+import type { AddressTokenVerifier } from './tokens/address-token.ts';
+import type { NonceStore } from './tokens/siwe-nonces.ts';
+import type { SigningKeys } from './tokens/signing-keys.ts';
+
+export interface ApiDeps {
+  config: Config;
+  logger: Logger;
+  ch: ClickHouse;
+  redis: Redis;
+  apiKeys: ApiKeyCache;
+  rateLimiter: RateLimiter;
+  keys: SigningKeys;
+  nonces: NonceStore;
+  addressTokens: AddressTokenVerifier;
+  cursors: CursorCodec;
+  pipeline: PipelineProducer;
+}
+
+/** Each API endpoint with the name its rate limit is counted under. */
+const ENDPOINTS = [
+  ['get', '/api/v1/recommend', 'recommend'],
+  ['post', '/api/v1/auth', 'auth'],
+  ['get', '/api/v1/auth/nonce', 'auth-nonce'],
+  ['post', '/api/v1/auth/address-token', 'auth-address-token'],
+  ['get', '/api/v1/sbt/list', 'sbt-list'],
+] as const;
+
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+
+  app.use(healthRoutes(deps));
+  const document = openApiDocument();
+  app.get('/api/v1/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'soulgraph API' }));
+  app.get('/.well-known/jwks.json', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').json(deps.keys.publicJwks());
+  });
+
+  for (const [method, path, name] of ENDPOINTS) {
+    const guards: RequestHandler[] = [requireApiKey(deps.apiKeys, deps.rateLimiter, name)];
+    if (name === 'recommend') guards.push(requireUnifiedToken(deps.keys, deps.config));
+    app[method](path, ...guards);
+  }
+  app.use(express.json({ limit: '16kb', type: () => true }));
+  app.use(recommendRoute(deps));
+  app.use(authRoutes(deps));
+  app.use(sbtListRoute(deps));
+
+  app.use(notFound(methodsByPath()));
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+function methodsByPath(): Map<string, string[]> {
+  const methods = new Map<string, string[]>();
+  for (const [method, path] of ENDPOINTS) methods.set(path, [...(methods.get(path) ?? []), method.toUpperCase()]);
+  return methods;
+}

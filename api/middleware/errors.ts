@@ -1,0 +1,36 @@
+/**
+ * The last middlewares: whatever went wrong leaves as an envelope with a real HTTP status.
+ * Unknown paths answer 404, known paths with another method 405 (with Allow), bad JSON
+ * 400, and anything unexpected 500 with the request id (and a log line, never a stack
+ * trace in the response).
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../../shared/logger.ts';
+import { ApiError } from '../envelope.ts';
+
+export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
+  return (req, _res, next) => {
+    const methods = methodsByPath.get(req.path);
+    if (methods) next(new ApiError('methodNotAllowed', `method not allowed: use ${methods.join(', ')}`, { Allow: methods.join(', ') }));
+    else next(new ApiError('notFound', `no such endpoint: ${req.method} ${req.path}`));
+  };
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    const apiError = asApiError(error);
+    if (apiError.errorName === 'internalError') {
+      logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');
+    }
+    res.status(apiError.status).set(apiError.headers).json(apiError.envelope());
+  };
+}
+
+function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as { type?: string; status?: number };
+  if (e?.type === 'entity.parse.failed') return new ApiError('invalidJson');
+  if (e?.type === 'entity.too.large') return new ApiError('invalidParameter', 'request body too large');
+  if (e?.status === 400) return new ApiError('invalidParameter');
+  return new ApiError('internalError');
+}

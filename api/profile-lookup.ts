@@ -1,0 +1,43 @@
+/**
+ * Profiles by identifier, through profile_identities (ordered by identifier: one granule
+ * per lookup, not a scan of profiles).
+ */
+import { z } from 'zod';
+import type { ClickHouse } from '../shared/clickhouse/client.ts';
+import { inList, sql } from '../shared/clickhouse/sql-literal.ts';
+
+export type IdentifierKind = 'address' | 'social' | 'game';
+
+const idRow = z.object({ profile_id: z.string() });
+const addressesRow = z.object({ addresses: z.array(z.string()) });
+const summaryRow = z.object({ profile_id: z.string(), name: z.string(), avatar: z.string() });
+
+export type ProfileSummary = z.infer<typeof summaryRow>;
+
+export async function profileIdBy(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<string | undefined> {
+  const [row] = await ch.query(
+    sql`SELECT profile_id FROM profile_identities FINAL
+        WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1`,
+    idRow,
+  );
+  return row?.profile_id;
+}
+
+export async function profileExists(ch: ClickHouse, profileId: string): Promise<boolean> {
+  const rows = await ch.query(sql`SELECT profile_id FROM profiles FINAL WHERE profile_id = ${profileId}`, idRow);
+  return rows.length > 0;
+}
+
+export async function addressesOf(ch: ClickHouse, profileId: string): Promise<string[]> {
+  const [row] = await ch.query(sql`SELECT addresses FROM profiles FINAL WHERE profile_id = ${profileId}`, addressesRow);
+  return row?.addresses ?? [];
+}
+
+export async function profileSummaries(ch: ClickHouse, profileIds: string[]): Promise<Map<string, ProfileSummary>> {
+  if (profileIds.length === 0) return new Map();
+  const rows = await ch.query(
+    sql`SELECT profile_id, name, avatar FROM profiles FINAL WHERE profile_id IN ${inList([...new Set(profileIds)])}`,
+    summaryRow,
+  );
+  return new Map(rows.map((r) => [r.profile_id, r]));
+}

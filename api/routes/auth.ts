@@ -1,0 +1,116 @@
+/**
+ * Signing in. The built-in address-token flow (EIP-4361):
+ *   GET  /api/v1/auth/nonce          -> a single-use nonce
+ *   POST /api/v1/auth/address-token  -> {message, signature} verified in full -> 10-minute address token
+ * and the exchange the interface defines:
+ *   POST /api/v1/auth                -> I-Authorization: Bearer <address token> -> 7-day unified token
+ */
+import { createHash } from 'node:crypto';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { ApiKeyRecord } from '../../shared/api-keys.ts';
+import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { Config } from '../../shared/config.ts';
+import { identifier } from '../../shared/records/fields.ts';
+import { ApiError, envelopeSchema, success } from '../envelope.ts';
+import { bearerToken } from '../middleware/unified-auth.ts';
+import type { PipelineProducer } from '../pipeline-producer.ts';
+import { profileExists, profileIdBy } from '../profile-lookup.ts';
+import { parseWith } from '../request-validation.ts';
+import { tokenApiError } from '../token-errors.ts';
+import { issueAddressToken, type AddressTokenVerifier } from '../tokens/address-token.ts';
+import type { NonceStore } from '../tokens/siwe-nonces.ts';
+import { verifySiweLogin } from '../tokens/siwe-verification.ts';
+import type { SigningKeys } from '../tokens/signing-keys.ts';
+import { issueUnifiedToken } from '../tokens/unified-token.ts';
+
+export const nonceResponse = envelopeSchema(
+  z.object({ nonce: z.string(), expiresIn: z.number().meta({ description: 'Seconds until the nonce expires' }) }),
+);
+
+export const addressTokenBody = z.strictObject({
+  message: z.string().min(1).max(4096).meta({ description: 'The EIP-4361 message, as signed' }),
+  signature: z.string().regex(/^0x[0-9a-fA-F]+$/, 'must be a 0x-prefixed hex signature').max(20_000),
+});
+
+export const tokenResponse = envelopeSchema(
+  z.object({ token: z.string(), expiresIn: z.number().meta({ description: 'Seconds until the token expires' }) }),
+);
+
+export const authBody = z.strictObject({
+  inviteCode: identifier.optional().meta({ description: "The inviter's profileId, on the first sign-in" }),
+});
+
+export interface AuthDeps {
+  config: Config;
+  ch: ClickHouse;
+  keys: SigningKeys;
+  nonces: NonceStore;
+  addressTokens: AddressTokenVerifier;
+  pipeline: PipelineProducer;
+}
+
+export function authRoutes(deps: AuthDeps): Router {
+  const router = Router();
+
+  router.get('/api/v1/auth/nonce', async (_req, res) => {
+    res.json(success({ nonce: await deps.nonces.issue(), expiresIn: deps.config.SIWE_NONCE_TTL_SECONDS }));
+  });
+
+  router.post('/api/v1/auth/address-token', async (req, res) => {
+    const body = parseWith(addressTokenBody, req.body ?? {});
+    const apiKey = res.locals.apiKey as ApiKeyRecord;
+    const login = await verifySiweLogin({
+      message: body.message,
+      signature: body.signature as `0x${string}`,
+      allowedDomains: apiKey.domains,
+      nonces: deps.nonces,
+    }).catch((error: unknown) => {
+      throw tokenApiError(error);
+    });
+    const token = await issueAddressToken(deps.keys, deps.config, login);
+    res.json(success({ token, expiresIn: deps.config.ADDRESS_TOKEN_TTL_SECONDS }));
+  });
+
+  router.post('/api/v1/auth', async (req, res) => {
+    const body = parseWith(authBody, req.body ?? {});
+    const { address } = await deps.addressTokens.verify(bearerToken(req.get('I-Authorization'))).catch((error: unknown) => {
+      throw tokenApiError(error);
+    });
+    const profileId = (await profileIdBy(deps.ch, 'address', address)) ?? (await register(deps, address, body.inviteCode, res.locals.requestId));
+    const token = await issueUnifiedToken(deps.keys, deps.config, { profileId, address });
+    res.json(success({ token, expiresIn: deps.config.UNIFIED_TOKEN_TTL_SECONDS }));
+  });
+
+  return router;
+}
+
+/** Same address, same profileId: a retried or concurrent first sign-in registers one profile. */
+export function profileIdForAddress(address: string): string {
+  return `p_${createHash('sha256').update(`soulgraph:profile:${address}`).digest('hex').slice(0, 20)}`;
+}
+
+/**
+ * A first sign-in: the profile (and the invite, if any) go to the pipeline; the token is
+ * issued at once, and the profile is readable as soon as the worker has written it.
+ */
+async function register(deps: AuthDeps, address: string, inviteCode: string | undefined, requestId: string): Promise<string> {
+  const profileId = profileIdForAddress(address);
+  if (inviteCode !== undefined) await checkInviter(deps.ch, inviteCode, profileId);
+  const now = new Date().toISOString();
+  const source = `api:${requestId}`;
+  await deps.pipeline.enqueue(
+    'profiles',
+    { profileId, name: `${address.slice(0, 6)}…${address.slice(-4)}`, addresses: [address], updatedAt: now },
+    source,
+  );
+  if (inviteCode !== undefined) {
+    await deps.pipeline.enqueue('invites', { inviteeProfileId: profileId, inviterProfileId: inviteCode, invitedAt: now }, source);
+  }
+  return profileId;
+}
+
+async function checkInviter(ch: ClickHouse, inviteCode: string, profileId: string): Promise<void> {
+  if (inviteCode === profileId) throw new ApiError('invalidParameter', 'invalid parameter: inviteCode: a user cannot invite themselves');
+  if (!(await profileExists(ch, inviteCode))) throw new ApiError('invalidParameter', 'invalid parameter: inviteCode: no profile has this id');
+}

@@ -1,0 +1,111 @@
+/** GET /api/v1/recommend: one page of the caller's recommendations. */
+import { Router } from 'express';
+import { z } from 'zod';
+import { chainName, type Config } from '../../shared/config.ts';
+import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { CursorCodec } from '../cursor.ts';
+import { ApiError, envelopeSchema, success } from '../envelope.ts';
+import { profileSummaries, type ProfileSummary } from '../profile-lookup.ts';
+import {
+  followedAmong,
+  isReadySnapshot,
+  newestReadySnapshot,
+  recommendationsAfter,
+  type RecommendationRow,
+} from '../recommendations.ts';
+import { parseQuery } from '../request-validation.ts';
+import type { Caller } from '../middleware/unified-auth.ts';
+
+export const recommendQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number from 1 to 100')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'))
+    .optional()
+    .meta({ description: 'Page size, 1 to 100 (default 20)', example: '20' }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .meta({ description: 'The cursor of the previous page; empty or absent for the first page' }),
+});
+
+export const recommendUser = z
+  .object({
+    profileId: z.string(),
+    name: z.string(),
+    avatar: z.string(),
+    recommendReason: z.string().meta({ example: 'Following on Twitter' }),
+    following: z.boolean().meta({ description: 'Whether the caller follows this user now' }),
+  })
+  .meta({ id: 'RecommendUser' });
+
+export const recommendResponse = envelopeSchema(
+  z
+    .object({
+      cursor: z.string().meta({ description: 'Pass it back for the next page; "" when there is no more' }),
+      list: z.array(recommendUser),
+    })
+    .meta({ id: 'RecommendResponse' }),
+);
+
+export const DEFAULT_LIMIT = 20;
+
+export interface RecommendDeps {
+  config: Config;
+  ch: ClickHouse;
+  cursors: CursorCodec;
+}
+
+export function recommendRoute(deps: RecommendDeps): Router {
+  return Router().get('/api/v1/recommend', async (req, res) => {
+    const query = parseQuery(recommendQuery, req.query);
+    const caller = res.locals.caller as Caller;
+    res.json(success(await recommendationPage(deps, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor)));
+  });
+}
+
+async function recommendationPage(deps: RecommendDeps, profileId: string, limit: number, cursor: string | undefined) {
+  const { ch } = deps;
+  const position = cursor ? deps.cursors.decode(cursor, profileId) : undefined;
+  const snapshotId = position?.snapshotId ?? (await newestReadySnapshot(ch));
+  if (snapshotId === undefined) return { cursor: '', list: [] };
+  // The snapshot a cursor started in may have been dropped by retention since.
+  if (position && !(await isReadySnapshot(ch, snapshotId))) throw new ApiError('cursorExpired');
+
+  // One row more than asked tells whether another page exists.
+  const rows = await recommendationsAfter(ch, snapshotId, profileId, position?.afterRank ?? 0, limit + 1);
+  const page = rows.slice(0, limit);
+  const candidates = page.map((r) => r.candidate_id);
+  const friends = page.filter((r) => r.reason_kind === 'friend_of_friend').map((r) => r.reason_subject);
+  const [profiles, following] = await Promise.all([
+    profileSummaries(ch, [...candidates, ...friends]),
+    followedAmong(ch, profileId, candidates),
+  ]);
+  const last = page.at(-1);
+  return {
+    cursor: rows.length > limit && last ? deps.cursors.encode({ snapshotId, profileId, afterRank: last.rank }) : '',
+    list: page.map((r) => ({
+      profileId: r.candidate_id,
+      name: profiles.get(r.candidate_id)?.name ?? '',
+      avatar: profiles.get(r.candidate_id)?.avatar ?? '',
+      recommendReason: reasonText(deps.config, r, profiles),
+      following: following.has(r.candidate_id),
+    })),
+  };
+}
+
+/** The four reason forms, exactly as the interface states them. */
+export function reasonText(config: Config, row: RecommendationRow, profiles: Map<string, ProfileSummary>): string {
+  switch (row.reason_kind) {
+    case 'social':
+      return `Following on ${config.SOCIAL_NETWORK_NAME}`;
+    case 'counterparty':
+      return `Counterparty on ${chainName(config, row.reason_chain_id)}`;
+    case 'nft':
+      return `Holder of ${row.reason_subject}`;
+    case 'friend_of_friend':
+      return `Followed by ${profiles.get(row.reason_subject)?.name || row.reason_subject}`;
+  }
+}

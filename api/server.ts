@@ -1,0 +1,91 @@
+/**
+ * The API process: `npm run api` (and a child of `npm start`). Builds the dependencies,
+ * listens on API_PORT, and on SIGTERM stops accepting, lets requests in flight finish,
+ * then closes its connections in order.
+ */
+import type { Server } from 'node:http';
+import { once } from 'node:events';
+import { Redis } from 'ioredis';
+import { createClickHouse } from '../shared/clickhouse/client.ts';
+import type { Config } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
+import { openProcessContext } from '../shared/process-context.ts';
+import { createApiKeyCache } from './api-key-cache.ts';
+import { createApp, type ApiDeps } from './app.ts';
+import { createCursorCodec, cursorSecret } from './cursor.ts';
+import { createPipelineProducer } from './pipeline-producer.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { createAddressTokenVerifier } from './tokens/address-token.ts';
+import { createNonceStore } from './tokens/siwe-nonces.ts';
+import { loadSigningKeys } from './tokens/signing-keys.ts';
+
+export interface RunningApi {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Builds every dependency of the app from config; `close` releases them. */
+export async function createApiDeps(config: Config, logger: Logger): Promise<ApiDeps & { close(): Promise<void> }> {
+  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set and no local stack was started');
+  // Requests must not hang on a stalled ClickHouse: a short timeout turns it into a 5xx.
+  const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
+  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+  // Until Redis is ready, rate limits would fall back to per-process counting.
+  await once(redis, 'ready');
+  const keys = await loadSigningKeys(config);
+  const pipeline = createPipelineProducer(config, ['profiles', 'invites']);
+  return {
+    config,
+    logger,
+    ch,
+    redis,
+    keys,
+    pipeline,
+    apiKeys: createApiKeyCache(ch, { ttlSeconds: config.APIKEY_CACHE_SECONDS }),
+    rateLimiter: createRateLimiter(redis, {
+      defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      keyPrefix: `${config.QUEUE_PREFIX}:ratelimit`,
+      warn: (message) => logger.warn(message),
+    }),
+    nonces: createNonceStore(redis, config.SIWE_NONCE_TTL_SECONDS, `${config.QUEUE_PREFIX}:siwe-nonce`),
+    addressTokens: createAddressTokenVerifier(keys, config),
+    cursors: createCursorCodec(cursorSecret(config)),
+    async close() {
+      await pipeline.close();
+      redis.disconnect();
+      await ch.close();
+    },
+  };
+}
+
+export async function startApi(config: Config, logger: Logger, port = config.API_PORT): Promise<RunningApi> {
+  const deps = await createApiDeps(config, logger);
+  const server = createApp(deps).listen(port, '0.0.0.0');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  logger.info({ port: actualPort }, 'api listening');
+  return {
+    server,
+    port: actualPort,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive sockets would hold close() open; idle ones can go now.
+        server.closeIdleConnections();
+      });
+      await deps.close();
+    },
+  };
+}
+
+/** Entry point: `node --import tsx api/server.ts`. */
+export async function main(): Promise<void> {
+  const context = await openProcessContext({ name: 'api' });
+  context.shutdown.exitOnSignals();
+  const api = await startApi(context.config, context.logger);
+  context.shutdown.add('api', () => api.close());
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,33 @@
+/**
+ * Token failures (api/tokens) as envelope errors: the original codes 10100-10102 where
+ * they fit. Anything else (an unreachable JWKS or RPC) is not the caller's fault and goes
+ * on as it is, to be answered as a server error rather than as a bad token.
+ */
+import { ApiError } from './envelope.ts';
+import { TokenError } from './tokens/token-error.ts';
+
+export function tokenApiError(error: unknown): unknown {
+  if (!(error instanceof TokenError)) return error;
+  switch (error.reason) {
+    case 'expired':
+      return new ApiError('tokenExpired');
+    case 'issuer':
+      return new ApiError('tokenIssuerInvalid');
+    case 'audience':
+      return new ApiError('tokenInvalid', 'token invalid: not meant for this service (audience)');
+    case 'not-yet-valid':
+      return new ApiError('tokenInvalid', 'token invalid: not valid yet');
+    case 'nonce':
+      return new ApiError('nonceInvalid');
+    case 'domain':
+      return new ApiError('domainNotAllowed');
+    case 'chain':
+      return new ApiError('signInInvalid', 'Sign-In with Ethereum: chain not supported');
+    case 'signature':
+      return new ApiError('signInInvalid', 'Sign-In with Ethereum: the signature does not match the message address');
+    case 'statement':
+      return new ApiError('signInInvalid', 'Sign-In with Ethereum: unexpected statement');
+    default:
+      return new ApiError('tokenInvalid');
+  }
+}

@@ -1,0 +1,366 @@
+/**
+ * The API end to end, over real HTTP, against the real ClickHouse, Redis and pipeline
+ * workers: a wallet signs in, exchanges tokens and pages through its recommendations;
+ * then every way a request can be wrong.
+ */
+import { SignJWT, importJWK, base64url } from 'jose';
+import { createSiweMessage } from 'viem/siwe';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { profileIdForAddress } from '../../api/routes/auth.ts';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { useApi } from '../support/api-harness.ts';
+import { runSoulgraph, waitFor } from '../support/child-process.ts';
+import { ingestFiles, writeJsonLines } from '../support/pipeline-harness.ts';
+
+const api = useApi();
+const DOMAIN = 'app.acme.xyz';
+let apiKey: string;
+
+let wallet: PrivateKeyAccount;
+let unifiedToken: string;
+let me: string;
+
+async function signIn(account: PrivateKeyAccount, options: { domain?: string; key?: string } = {}) {
+  const key = options.key ?? apiKey;
+  const { body: nonceBody } = await api.call('/api/v1/auth/nonce', { apiKey: key });
+  const message = createSiweMessage({
+    domain: options.domain ?? DOMAIN,
+    address: account.address,
+    uri: `https://${options.domain ?? DOMAIN}/login`,
+    version: '1',
+    chainId: 1,
+    nonce: nonceBody.data.nonce,
+    issuedAt: new Date(),
+    expirationTime: new Date(Date.now() + 5 * 60_000),
+  });
+  const signature = await account.signMessage({ message });
+  return { message, signature };
+}
+
+async function addressToken(account: PrivateKeyAccount): Promise<string> {
+  const { body } = await api.call('/api/v1/auth/address-token', {
+    apiKey,
+    method: 'POST',
+    body: JSON.stringify(await signIn(account)),
+  });
+  expect(body.code).toBe('0');
+  return body.data.token;
+}
+
+const get = (path: string, token = unifiedToken) => api.call(path, { apiKey, headers: { Authorization: `Bearer ${token}` } });
+
+/** All recommendations, page by page; fails on a repeated profile. */
+async function pageThrough(limit: number): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor = '';
+  for (let page = 0; page < 1_000; page++) {
+    const { status, body } = await get(`/api/v1/recommend?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(status).toBe(200);
+    expect(body.data.list.length).toBeLessThanOrEqual(limit);
+    seen.push(...body.data.list.map((u: { profileId: string }) => u.profileId));
+    cursor = body.data.cursor;
+    if (cursor === '') return seen;
+  }
+  throw new Error('paging never ended');
+}
+
+const CANDIDATES = 150;
+const candidate = (i: number) => `p_cand_${String(i).padStart(3, '0')}`;
+
+async function insertSnapshot(snapshotId: number, order: (i: number) => number): Promise<void> {
+  const rows = Array.from({ length: CANDIDATES }, (_, i) => ({
+    snapshot_id: snapshotId,
+    profile_id: me,
+    rank: order(i) + 1,
+    candidate_id: candidate(i),
+    score: 1000 - order(i),
+    reason_kind: (['social', 'counterparty', 'nft', 'friend_of_friend'] as const)[i % 4],
+    reason_chain_id: i % 4 === 1 ? 137 : i % 4 === 2 ? 1 : 0,
+    reason_subject: i % 4 === 2 ? 'CryptoPunks' : i % 4 === 3 ? candidate(0) : '',
+  }));
+  // The materialization job writes these; until it exists the test stands in for it.
+  await api.ch.insert('recommendations', rows);
+  const now = Math.floor(Date.now() / 1000);
+  await api.ch.insert('recommendation_snapshots', [{ snapshot_id: snapshotId, status: 'ready', created_at: now, updated_at: now }]);
+}
+
+beforeAll(async () => {
+  ({ key: apiKey } = await api.createApiKey());
+  wallet = privateKeyToAccount(generatePrivateKey());
+  me = profileIdForAddress(wallet.address.toLowerCase());
+  await ingestFiles(api, 'profiles', [
+    await writeJsonLines(
+      'candidates.jsonl',
+      Array.from({ length: CANDIDATES }, (_, i) => ({ profileId: candidate(i), name: `Candidate ${i}`, avatar: `https://example.com/${i}.png` })),
+    ),
+  ]);
+});
+
+describe('signing in and paging through recommendations', () => {
+  it('issues an address token for a signed SIWE message and a unified token for it, registering the wallet', async () => {
+    const { status, body } = await api.call('/api/v1/auth', {
+      apiKey,
+      method: 'POST',
+      headers: { 'I-Authorization': `Bearer ${await addressToken(wallet)}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ inviteCode: candidate(5) }),
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ code: '0', desc: 'success', data: { expiresIn: 604800 } });
+    unifiedToken = body.data.token;
+
+    // The registration went through the pipeline: the profile and the invite arrive.
+    await waitFor(async () => {
+      const rows = await api.ch.query(
+        sql`SELECT profile_id FROM profile_identities FINAL WHERE kind = 'address' AND identifier = ${wallet.address.toLowerCase()} AND linked = 1`,
+        z.object({ profile_id: z.string() }),
+      );
+      return rows[0]?.profile_id === me;
+    }, 15_000, 'the new profile');
+    await waitFor(async () => {
+      const rows = await api.ch.query(sql`SELECT inviter_profile_id FROM invites FINAL WHERE invitee_profile_id = ${me}`, z.object({ inviter_profile_id: z.string() }));
+      return rows[0]?.inviter_profile_id === candidate(5);
+    }, 15_000, 'the invite');
+  });
+
+  it('answers an empty last page before any snapshot is ready', async () => {
+    const { body } = await get('/api/v1/recommend');
+    expect(body).toEqual({ code: '0', desc: 'success', data: { cursor: '', list: [] } });
+  });
+
+  it('returns every recommendation exactly once with limits 1, 7 and 100, ending with cursor ""', async () => {
+    await insertSnapshot(1, (i) => i);
+    const expected = Array.from({ length: CANDIDATES }, (_, i) => candidate(i));
+    for (const limit of [1, 7, 100]) expect(await pageThrough(limit)).toEqual(expected);
+  });
+
+  it('gives the four reason forms and computes following from the live follow graph', async () => {
+    await ingestFiles(api, 'follows', [
+      await writeJsonLines('my-follows.jsonl', [{ followerProfileId: me, followeeProfileId: candidate(1), followedAt: '2024-01-01T00:00:00Z' }]),
+    ]);
+    const { body } = await get('/api/v1/recommend?limit=4');
+    expect(body.data.list).toEqual([
+      { profileId: candidate(0), name: 'Candidate 0', avatar: 'https://example.com/0.png', recommendReason: 'Following on Twitter', following: false },
+      { profileId: candidate(1), name: 'Candidate 1', avatar: 'https://example.com/1.png', recommendReason: 'Counterparty on Polygon', following: true },
+      { profileId: candidate(2), name: 'Candidate 2', avatar: 'https://example.com/2.png', recommendReason: 'Holder of CryptoPunks', following: false },
+      { profileId: candidate(3), name: 'Candidate 3', avatar: 'https://example.com/3.png', recommendReason: 'Followed by Candidate 0', following: false },
+    ]);
+  });
+
+  it('keeps paging in the snapshot it started in when a new one becomes ready', async () => {
+    const first = await get('/api/v1/recommend?limit=7');
+    await insertSnapshot(2, (i) => CANDIDATES - 1 - i); // the new night reverses the order
+    const rest: string[] = first.body.data.list.map((u: { profileId: string }) => u.profileId);
+    let cursor = first.body.data.cursor;
+    while (cursor) {
+      const { body } = await get(`/api/v1/recommend?limit=50&cursor=${encodeURIComponent(cursor)}`);
+      rest.push(...body.data.list.map((u: { profileId: string }) => u.profileId));
+      cursor = body.data.cursor;
+    }
+    expect(rest).toEqual(Array.from({ length: CANDIDATES }, (_, i) => candidate(i)));
+    // A new first page reads the new snapshot.
+    expect((await get('/api/v1/recommend?limit=1')).body.data.list[0].profileId).toBe(candidate(CANDIDATES - 1));
+  });
+
+  it('serves its public keys as a JWKS without private parts', async () => {
+    const { status, body } = await api.call('/.well-known/jwks.json');
+    expect(status).toBe(200);
+    expect(body.keys).toHaveLength(1);
+    expect(body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', kid: api.signingJwk.kid });
+    expect(body.keys[0].d).toBeUndefined();
+  });
+});
+
+describe('ApiKey', () => {
+  it('answers 10120 without an ApiKey and 10121 for an unknown one', async () => {
+    expect((await api.call('/api/v1/sbt/list?address=0x' + '1'.repeat(40))).body.code).toBe('10120');
+    const unknown = await api.call('/api/v1/sbt/list?address=0x' + '1'.repeat(40), { apiKey: `sg_${'0'.repeat(12)}_${'A'.repeat(32)}` });
+    expect([unknown.status, unknown.body.code]).toEqual([401, '10121']);
+  });
+
+  it('stops accepting a revoked key within the cache time', async () => {
+    const { key, keyId: id } = await api.createApiKey(['--name', 'doomed', '--domain', DOMAIN]);
+    await waitFor(async () => (await api.call('/api/v1/auth/nonce', { apiKey: key })).status === 200, 5_000, 'the new key');
+    expect((await runSoulgraph(['apikey', 'revoke', id], api.env)).code).toBe(0);
+    await waitFor(async () => (await api.call('/api/v1/auth/nonce', { apiKey: key })).body.code === '10121', 5_000, 'the revocation');
+  });
+
+  it('rate-limits per key and endpoint with RateLimit headers and 10110', async () => {
+    const { key } = await api.createApiKey(['--name', 'small', '--domain', DOMAIN, '--rate-limit', '2']);
+    // A new key is served once the API's key cache refreshes (APIKEY_CACHE_SECONDS, 1 s here).
+    await waitFor(async () => (await api.call('/api/v1/sbt/list?socialUsername=nobody_here', { apiKey: key })).status === 404, 5_000, 'the new key');
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await api.call('/api/v1/auth/nonce', { apiKey: key }));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+    expect(answers[2]!.body.code).toBe('10110');
+    expect(answers[2]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(answers[1]!.headers.get('ratelimit-remaining')).toBe('0');
+    // Another endpoint of the same key has its own count (one used above while waiting).
+    expect((await api.call('/api/v1/sbt/list?socialUsername=nobody_here', { apiKey: key })).status).toBe(404);
+  });
+});
+
+describe('tokens', () => {
+  const sign = async (claims: Record<string, unknown>, options: { issuer?: string; audience?: string; expiresIn?: string | number } = {}) =>
+    new SignJWT({ address: wallet.address.toLowerCase(), ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: api.signingJwk.kid })
+      .setSubject(me)
+      .setIssuer(options.issuer ?? api.config.API_JWT_ISSUER)
+      .setAudience(options.audience ?? api.config.API_JWT_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(options.expiresIn ?? '1h')
+      .sign(await importJWK(api.signingJwk, 'ES256'));
+
+  it.each([
+    ['expired', async () => sign({}, { expiresIn: Math.floor(Date.now() / 1000) - 10 }), 401, '10100'],
+    ['from another issuer', async () => sign({}, { issuer: 'evil' }), 401, '10102'],
+    ['for another audience', async () => sign({}, { audience: 'someone-else' }), 401, '10101'],
+    ['tampered', async () => {
+      const [h, p, s] = unifiedToken.split('.');
+      const payload = JSON.parse(new TextDecoder().decode(base64url.decode(p!)));
+      return [h, base64url.encode(JSON.stringify({ ...payload, sub: candidate(9) })), s].join('.');
+    }, 401, '10101'],
+    ['alg none', async () => {
+      const [, p] = unifiedToken.split('.');
+      return `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${p}.`;
+    }, 401, '10101'],
+    ['HS256 signed with the public key', async () => {
+      const publicJwk = { kty: api.signingJwk.kty, crv: api.signingJwk.crv, x: api.signingJwk.x, y: api.signingJwk.y };
+      return new SignJWT({ address: wallet.address.toLowerCase() })
+        .setProtectedHeader({ alg: 'HS256', kid: api.signingJwk.kid })
+        .setSubject(me)
+        .setIssuer(api.config.API_JWT_ISSUER)
+        .setAudience(api.config.API_JWT_AUDIENCE)
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(JSON.stringify(publicJwk)));
+    }, 401, '10101'],
+  ])('refuses a unified token %s', async (_name, token, status, code) => {
+    const { status: s, body } = await get('/api/v1/recommend', await token());
+    expect([s, body.code]).toEqual([status, code]);
+  });
+
+  it('answers 10103 without a bearer token', async () => {
+    const { status, body } = await api.call('/api/v1/recommend', { apiKey });
+    expect([status, body.code]).toEqual([401, '10103']);
+  });
+
+  it('refuses a replayed SIWE nonce', async () => {
+    const login = await signIn(wallet);
+    const post = () => api.call('/api/v1/auth/address-token', { apiKey, method: 'POST', body: JSON.stringify(login) });
+    expect((await post()).body.code).toBe('0');
+    const replay = await post();
+    expect([replay.status, replay.body.code]).toEqual([401, '10105']);
+  });
+
+  it('refuses a SIWE domain the ApiKey does not allow', async () => {
+    const login = await signIn(wallet, { domain: 'evil.example' });
+    const { status, body } = await api.call('/api/v1/auth/address-token', { apiKey, method: 'POST', body: JSON.stringify(login) });
+    expect([status, body.code]).toEqual([403, '10122']);
+  });
+});
+
+describe('parameters', () => {
+  it.each(['0', '101', '-1', 'abc', '1.5'])('answers 10200 for limit=%s', async (limit) => {
+    const { status, body } = await get(`/api/v1/recommend?limit=${limit}`);
+    expect([status, body.code]).toEqual([400, '10200']);
+    expect(body.desc).toContain('limit');
+  });
+
+  it('answers 10202 for a tampered cursor', async () => {
+    const { body: first } = await get('/api/v1/recommend?limit=1');
+    const cursor: string = first.data.cursor;
+    const tampered = cursor.slice(0, 5) + (cursor[5] === 'A' ? 'B' : 'A') + cursor.slice(6);
+    const { status, body } = await get(`/api/v1/recommend?cursor=${encodeURIComponent(tampered)}`);
+    expect([status, body.code]).toEqual([400, '10202']);
+  });
+
+  it('answers 10200 for several identifiers and for none', async () => {
+    for (const query of ['?address=0x' + '1'.repeat(40) + '&socialUsername=a', '']) {
+      const { status, body } = await api.call(`/api/v1/sbt/list${query}`, { apiKey });
+      expect([status, body.code]).toEqual([400, '10200']);
+    }
+  });
+
+  it('answers 11601 for an unknown query parameter', async () => {
+    const { status, body } = await api.call('/api/v1/sbt/list?address=0x' + '1'.repeat(40) + '&chain=1', { apiKey });
+    expect([status, body.code]).toEqual([400, '11601']);
+    expect(body.desc).toContain('chain');
+  });
+
+  it('answers the envelope for unknown paths, wrong methods and bad JSON', async () => {
+    expect((await api.call('/api/v2/nothing')).body).toEqual({ code: '10404', desc: 'no such endpoint: GET /api/v2/nothing', data: null });
+    const wrongMethod = await api.call('/api/v1/recommend', { method: 'DELETE' });
+    expect([wrongMethod.status, wrongMethod.body.code, wrongMethod.headers.get('allow')]).toEqual([405, '10405', 'GET']);
+    const badJson = await api.call('/api/v1/auth', { apiKey, method: 'POST', body: '{"inviteCode":', headers: { 'Content-Type': 'application/json' } });
+    expect([badJson.status, badJson.body.code]).toEqual([400, '10201']);
+  });
+});
+
+describe('SBT list', () => {
+  const other = '0x' + 'e'.repeat(40);
+  const mint = (tokenId: string, owner: string) => ({
+    chainId: 1,
+    contract: '0x22c1f6050e56d2876009903609a2cc3fef83b415',
+    tokenId,
+    owner,
+    sbtName: `Badge ${tokenId}`,
+    mintedAt: '2024-01-01T00:00:00Z',
+    imageUrl: 'ipfs://image',
+    metadataUrl: 'https://example.com/meta',
+  });
+
+  beforeAll(async () => {
+    await ingestFiles(api, 'profiles', [
+      await writeJsonLines('holder.jsonl', [
+        { profileId: 'p_holder', name: 'Holder', addresses: ['0x' + 'a'.repeat(40), '0x' + 'b'.repeat(40)], socialUsername: 'Holder_X', gamePlatformId: 'steam:42' },
+      ]),
+    ]);
+    await ingestFiles(api, 'sbt-mints', [
+      await writeJsonLines('mints.jsonl', [mint('1', '0x' + 'a'.repeat(40)), mint('2', '0x' + 'b'.repeat(40)), mint('3', other)]),
+    ]);
+  });
+
+  it('lists the SBTs of all addresses of a profile, by address, handle (any case) or game id', async () => {
+    for (const query of [`address=0x${'A'.repeat(40)}`, 'socialUsername=holder_x', 'gamePlatformId=steam:42']) {
+      const { body } = await api.call(`/api/v1/sbt/list?${query}`, { apiKey });
+      expect(body.code).toBe('0');
+      expect(body.data.map((s: { tokenId: string }) => s.tokenId)).toEqual(['1', '2']);
+      expect(Object.keys(body.data[0]).sort()).toEqual(['contractAddress', 'imageUrl', 'metadataUrl', 'rdfData', 'sbtName', 'tokenId']);
+    }
+  });
+
+  it('lists what an address of no profile holds, and answers 11602 when nothing matches', async () => {
+    expect((await api.call(`/api/v1/sbt/list?address=${other}`, { apiKey })).body.data).toHaveLength(1);
+    for (const query of [`address=0x${'9'.repeat(40)}`, 'socialUsername=nobody', 'gamePlatformId=none:1']) {
+      const { status, body } = await api.call(`/api/v1/sbt/list?${query}`, { apiKey });
+      expect([status, body.code]).toEqual([404, '11602']);
+    }
+  });
+
+  it('answers 10200 naming the parameter for a malformed address', async () => {
+    const { status, body } = await api.call('/api/v1/sbt/list?address=0x123', { apiKey });
+    expect([status, body.code]).toEqual([400, '10200']);
+    expect(body.desc).toContain('address');
+  });
+});
+
+describe('documentation and health', () => {
+  it('serves an OpenAPI 3.1 document describing every endpoint, and a reference page without a CDN', async () => {
+    const { body } = await api.call('/api/v1/openapi.json');
+    expect(body.openapi).toBe('3.1.0');
+    expect(Object.keys(body.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/recommend', '/api/v1/auth', '/api/v1/auth/nonce', '/api/v1/auth/address-token', '/api/v1/sbt/list']),
+    );
+    const page = await fetch(`${api.url}/docs/`);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs|jsdelivr)/);
+  });
+
+  it('reports liveness and readiness', async () => {
+    expect((await api.call('/healthz')).body.data).toEqual({ status: 'ok' });
+    expect((await api.call('/readyz')).body.data).toEqual({ status: 'ready' });
+  });
+});
+
