@@ -23,6 +23,7 @@ import { recommendRoute } from './routes/recommend.ts';
 import { sbtListRoute } from './routes/sbt-list.ts';
 import type { AddressTokenVerifier } from './tokens/address-token.ts';
 import type { NonceStore } from './tokens/siwe-nonces.ts';
+import type { SignatureVerifierClient } from './tokens/siwe-verification.ts';
 import type { SigningKeys } from './tokens/signing-keys.ts';
 
 export interface ApiDeps {
@@ -37,6 +38,7 @@ export interface ApiDeps {
   addressTokens: AddressTokenVerifier;
   cursors: CursorCodec;
   pipeline: PipelineProducer;
+  signatureClient?: SignatureVerifierClient | undefined;
 }
 
 /** Each API endpoint with the name its rate limit is counted under. */

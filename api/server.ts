@@ -15,6 +15,7 @@ import { createApp, type ApiDeps } from './app.ts';
 import { createCursorCodec, cursorSecret } from './cursor.ts';
 import { createPipelineProducer } from './pipeline-producer.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { createSignatureClient } from './signature-client.ts';
 import { createAddressTokenVerifier } from './tokens/address-token.ts';
 import { createNonceStore } from './tokens/siwe-nonces.ts';
 import { loadSigningKeys } from './tokens/signing-keys.ts';
@@ -51,6 +52,7 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
     nonces: createNonceStore(redis, config.SIWE_NONCE_TTL_SECONDS, `${config.QUEUE_PREFIX}:siwe-nonce`),
     addressTokens: createAddressTokenVerifier(keys, config),
     cursors: createCursorCodec(cursorSecret(config)),
+    signatureClient: createSignatureClient(config),
     async close() {
       await pipeline.close();
       redis.disconnect();

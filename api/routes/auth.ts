@@ -20,7 +20,7 @@ import { parseWith } from '../request-validation.ts';
 import { tokenApiError } from '../token-errors.ts';
 import { issueAddressToken, type AddressTokenVerifier } from '../tokens/address-token.ts';
 import type { NonceStore } from '../tokens/siwe-nonces.ts';
-import { verifySiweLogin } from '../tokens/siwe-verification.ts';
+import { verifySiweLogin, type SignatureVerifierClient } from '../tokens/siwe-verification.ts';
 import type { SigningKeys } from '../tokens/signing-keys.ts';
 import { issueUnifiedToken } from '../tokens/unified-token.ts';
 
@@ -48,6 +48,8 @@ export interface AuthDeps {
   nonces: NonceStore;
   addressTokens: AddressTokenVerifier;
   pipeline: PipelineProducer;
+  /** Smart-wallet signature checks through the chain, when an RPC is configured. */
+  signatureClient?: SignatureVerifierClient | undefined;
 }
 
 export function authRoutes(deps: AuthDeps): Router {
@@ -65,6 +67,8 @@ export function authRoutes(deps: AuthDeps): Router {
       signature: body.signature as `0x${string}`,
       allowedDomains: apiKey.domains,
       nonces: deps.nonces,
+      supportedChainIds: [...deps.config.CHAIN_NAMES.keys()],
+      ...(deps.signatureClient ? { publicClient: deps.signatureClient } : {}),
     }).catch((error: unknown) => {
       throw tokenApiError(error);
     });

@@ -6,12 +6,13 @@
  * Outside production an unset value means "generate a key for this process": convenient
  * for development, but tokens do not survive a restart, hence refused in production.
  */
-import { randomBytes } from 'node:crypto';
-import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { CompactSign, compactVerify, importJWK, type CryptoKey, type JWK } from 'jose';
 import { z } from 'zod';
 import type { Config } from '../../shared/config.ts';
+import { generateSigningKeyJwk, privateEcJwk, SIGNING_ALGORITHM, type PrivateEcJwk } from '../../shared/signing-key-jwk.ts';
 
-export const SIGNING_ALGORITHM = 'ES256';
+export { generateSigningKeyJwk, SIGNING_ALGORITHM, type PrivateEcJwk };
+
 
 export interface SigningKey {
   kid: string;
@@ -28,17 +29,7 @@ export interface SigningKeys {
   keyFor(kid: string | undefined): CryptoKey | undefined;
 }
 
-const privateEcJwk = z.object({
-  kty: z.literal('EC'),
-  crv: z.literal('P-256'),
-  kid: z.string().min(1),
-  x: z.string().min(1),
-  y: z.string().min(1),
-  d: z.string().min(1),
-  alg: z.literal(SIGNING_ALGORITHM).optional(),
-  use: z.literal('sig').optional(),
-});
-export type PrivateEcJwk = z.infer<typeof privateEcJwk>;
+
 
 const keyListSchema = z
   .array(privateEcJwk)
@@ -52,14 +43,6 @@ export async function loadSigningKeys(config: Pick<Config, 'API_SIGNING_KEYS' | 
     return keySetOf([await generateSigningKeyJwk('dev')]);
   }
   return keySetOf(parseKeyList(raw));
-}
-
-/** A new private ES256 JWK with a random kid: what `API_SIGNING_KEYS` holds (in an array). */
-export async function generateSigningKeyJwk(kidPrefix = 'key'): Promise<PrivateEcJwk> {
-  const { privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
-  const jwk = await exportJWK(privateKey);
-  const kid = `${kidPrefix}-${randomBytes(8).toString('hex')}`;
-  return privateEcJwk.parse({ ...jwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' });
 }
 
 /** Parse errors name the setting and the failing path, never the (secret) value. */

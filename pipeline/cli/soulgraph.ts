@@ -9,6 +9,7 @@ import { ingestCommand } from './ingest.command.ts';
 import { migrateCommand } from './migrate.command.ts';
 import { schedulerCommand, workersCommand } from './process.command.ts';
 import { startCommand } from './start.command.ts';
+import { secretsCommand } from './secrets.command.ts';
 import { statusCommand } from './status.command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -23,7 +24,8 @@ const program = new Command('soulgraph')
   .addCommand(generateCommand())
   .addCommand(workersCommand())
   .addCommand(schedulerCommand())
-  .addCommand(apikeyCommand());
+  .addCommand(apikeyCommand())
+  .addCommand(secretsCommand());
 
 // exitOverride is not inherited by added commands: every level must throw, not exit(1).
 exitOverrideEverywhere(program);

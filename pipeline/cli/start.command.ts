@@ -20,6 +20,8 @@ import { createProgressDisplay } from './progress-display.ts';
 import { tableReport } from './status.command.ts';
 
 const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.meta.url));
+/** Started by path, not imported: the pipeline never depends on the API's code. */
+const API_SERVER = fileURLToPath(new URL('../../api/server.ts', import.meta.url));
 
 /** Profiles first: the rest refers to them. */
 const DEMO_ORDER: KindName[] = [
@@ -43,8 +45,9 @@ export function startCommand(): Command {
       const say = (line: string) => process.stderr.write(`${line}\n`);
       const context = await openProcessContext({ name: 'start', say });
       context.shutdown.exitOnSignals();
-      startChild(context, 'workers', ['workers']);
-      startChild(context, 'scheduler', ['scheduler']);
+      startChild(context, 'workers', [SOULGRAPH_BIN, 'workers']);
+      startChild(context, 'scheduler', [SOULGRAPH_BIN, 'scheduler']);
+      startChild(context, 'api', ['--import', 'tsx', API_SERVER]);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
         await ingestDemoWorld(context, say);
       }
@@ -55,9 +58,9 @@ export function startCommand(): Command {
 }
 
 /** A child that dies on its own takes the whole service down: failing loudly beats running half a pipeline. */
-function startChild(context: ProcessContext, name: string, args: string[]): ChildProcess {
+function startChild(context: ProcessContext, name: string, nodeArgs: string[]): ChildProcess {
   const { config } = context;
-  const child = spawn(process.execPath, [SOULGRAPH_BIN, ...args], {
+  const child = spawn(process.execPath, nodeArgs, {
     env: {
       ...process.env,
       CLICKHOUSE_URL: config.CLICKHOUSE_URL,
@@ -67,6 +70,10 @@ function startChild(context: ProcessContext, name: string, args: string[]): Chil
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   let stopping = false;
+  // If this process ends without its orderly shutdown (a second Ctrl-C), take the child along.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   child.once('exit', (code, signal) => {
     if (stopping) return;
     process.stderr.write(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping\n`);
@@ -116,7 +123,8 @@ async function ingestDemoWorld(context: ProcessContext, say: (line: string) => v
 
 function nextSteps(config: Config): string {
   return [
-    'soulgraph is running (workers and scheduler). Try, in another terminal:',
+    `soulgraph is running: API on http://127.0.0.1:${config.API_PORT} (reference: /docs), workers and scheduler. Try, in another terminal:`,
+    '  npx soulgraph apikey create --name me --domain localhost   then docs/api.md, step by step',
     '  npx soulgraph status                       queue depths, failures, rows per table',
     '  npx soulgraph ingest transactions --format ethereum-etl ../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv',
     `  curl '${config.CLICKHOUSE_URL}/?query=SELECT+count()+FROM+${config.CLICKHOUSE_DATABASE}.transactions+FINAL'`,

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { cursorSecret } from '../../api/cursor.ts';
+import { loadSigningKeys } from '../../api/tokens/signing-keys.ts';
+import { parseConfig } from '../../shared/config.ts';
 import { logicalRows, writeText } from '../support/pipeline-harness.ts';
 import { runSoulgraph } from '../support/child-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
@@ -67,5 +70,17 @@ describe('the soulgraph command line, checking inputs before enqueueing', () => 
     const { code, output } = await runSoulgraph(['ingest', 'profiles', 'nowhere/profiles.jsonl'], env.env);
     expect(code).toBe(2);
     expect(output.trim()).toBe('soulgraph: nowhere/profiles.jsonl: no such file, or not readable');
+  });
+});
+
+describe('soulgraph secrets', () => {
+  it('generates a signing key and a cursor secret that a production API accepts', async () => {
+    const { code, output } = await runSoulgraph(['secrets', 'generate'], env.env);
+    expect(code).toBe(0);
+    const keys = /^API_SIGNING_KEYS='(.+)'$/m.exec(output)?.[1];
+    const secret = /^CURSOR_SECRET=(\S+)$/m.exec(output)?.[1];
+    const signingKeys = await loadSigningKeys({ API_SIGNING_KEYS: keys!, NODE_ENV: 'production' });
+    expect(signingKeys.publicJwks().keys).toHaveLength(1);
+    expect(cursorSecret(parseConfig({ NODE_ENV: 'production', CURSOR_SECRET: secret! })).length).toBeGreaterThanOrEqual(32);
   });
 });

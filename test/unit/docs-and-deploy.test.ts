@@ -179,12 +179,12 @@ describe('docker-compose.yml', () => {
   const appServices = Object.entries(services).filter(([, s]) => s.build !== undefined);
 
   it('has the services of a deployment, without the obsolete version key', () => {
-    expect(Object.keys(services)).toEqual(expect.arrayContaining(['clickhouse', 'redis', 'migrate', 'workers', 'scheduler']));
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(['clickhouse', 'redis', 'migrate', 'workers', 'scheduler', 'api']));
     expect(compose.version).toBeUndefined();
   });
 
   it('builds the soulgraph image for migrate, workers and scheduler', () => {
-    expect(appServices.map(([name]) => name)).toEqual(expect.arrayContaining(['migrate', 'workers', 'scheduler']));
+    expect(appServices.map(([name]) => name)).toEqual(expect.arrayContaining(['migrate', 'workers', 'scheduler', 'api']));
   });
 
   it('sets only environment variables that shared/config.ts reads, to values it accepts', () => {
