@@ -11,6 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 import type { CursorCodec } from './cursor.ts';
 import { requireApiKey } from './middleware/api-key.ts';
+import { cors } from './middleware/cors.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireUnifiedToken } from './middleware/unified-auth.ts';
@@ -55,6 +56,7 @@ export function createApp(deps: ApiDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  app.use(cors);
 
   app.use(healthRoutes(deps));
   const document = openApiDocument();
@@ -81,8 +83,11 @@ export function createApp(deps: ApiDeps): Express {
   return app;
 }
 
+/** Paths served without an ApiKey, all GET. */
+const OPEN_PATHS = ['/healthz', '/readyz', '/.well-known/jwks.json', '/api/v1/openapi.json'];
+
 function methodsByPath(): Map<string, string[]> {
-  const methods = new Map<string, string[]>();
+  const methods = new Map<string, string[]>(OPEN_PATHS.map((path) => [path, ['GET']]));
   for (const [method, path] of ENDPOINTS) methods.set(path, [...(methods.get(path) ?? []), method.toUpperCase()]);
   return methods;
 }

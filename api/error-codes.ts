@@ -9,7 +9,7 @@ export const errorCodes = {
   tokenExpired: { code: '10100', status: 401, desc: 'token expired' },
   tokenInvalid: { code: '10101', status: 401, desc: 'token invalid' },
   tokenIssuerInvalid: { code: '10102', status: 401, desc: 'token issuer invalid' },
-  tokenMissing: { code: '10103', status: 401, desc: 'token missing: send Authorization: Bearer <token>' },
+  tokenMissing: { code: '10103', status: 401, desc: 'token missing' },
   signInInvalid: { code: '10104', status: 401, desc: 'Sign-In with Ethereum message or signature invalid' },
   nonceInvalid: { code: '10105', status: 401, desc: 'nonce unknown, expired or already used' },
   rateLimited: { code: '10110', status: 429, desc: 'rate limited: retry after the Retry-After header' },

@@ -32,6 +32,17 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   // Requests must not hang on a stalled ClickHouse: a short timeout turns it into a 5xx.
   const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
   const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+  // Connection errors surface in the requests that need Redis (as 503); one log line per
+  // outage is enough, not one per reconnect attempt.
+  let redisDown = false;
+  redis.on('error', (error) => {
+    if (!redisDown) logger.error({ err: error.message }, 'redis unreachable');
+    redisDown = true;
+  });
+  redis.on('ready', () => {
+    if (redisDown) logger.info('redis reachable again');
+    redisDown = false;
+  });
   // Until Redis is ready, rate limits would fall back to per-process counting.
   await once(redis, 'ready');
   const keys = await loadSigningKeys(config);

@@ -19,7 +19,7 @@ export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     const apiError = asApiError(error);
-    if (apiError.errorName === 'internalError') {
+    if (apiError.errorName === 'internalError' || apiError.errorName === 'serviceUnavailable') {
       logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');
     }
     res.status(apiError.status).set(apiError.headers).json(apiError.envelope());
@@ -32,5 +32,14 @@ function asApiError(error: unknown): ApiError {
   if (e?.type === 'entity.parse.failed') return new ApiError('invalidJson');
   if (e?.type === 'entity.too.large') return new ApiError('invalidParameter', 'request body too large');
   if (e?.status === 400) return new ApiError('invalidParameter');
+  if (isUnreachable(error)) return new ApiError('serviceUnavailable');
   return new ApiError('internalError');
+}
+
+/** ClickHouse, Redis or an RPC that cannot be reached: the caller may retry later (503). */
+const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|socket hang up|Timeout|Connection is closed|Stream isn't writeable/i;
+
+function isUnreachable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return UNREACHABLE.test(String(e?.code ?? '')) || UNREACHABLE.test(String(e?.message ?? ''));
 }

@@ -11,9 +11,10 @@ export interface Caller {
   address: string;
 }
 
-export function bearerToken(header: string | undefined): string {
+/** The token of a `Bearer <token>` header, or 10103 naming the header it should be in. */
+export function bearerToken(header: string | undefined, name = 'Authorization'): string {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-  if (!match) throw new ApiError('tokenMissing');
+  if (!match) throw new ApiError('tokenMissing', `token missing: send ${name}: Bearer <token>`);
   return match[1]!;
 }
 

@@ -16,8 +16,8 @@ import { ApiError, envelopeSchema, success } from '../envelope.ts';
 import { bearerToken } from '../middleware/unified-auth.ts';
 import type { PipelineProducer } from '../pipeline-producer.ts';
 import { profileExists, profileIdBy } from '../profile-lookup.ts';
-import { parseWith } from '../request-validation.ts';
-import { tokenApiError } from '../token-errors.ts';
+import { parseQuery, parseWith } from '../request-validation.ts';
+import { siweApiError, tokenApiError } from '../token-errors.ts';
 import { issueAddressToken, type AddressTokenVerifier } from '../tokens/address-token.ts';
 import type { NonceStore } from '../tokens/siwe-nonces.ts';
 import { verifySiweLogin, type SignatureVerifierClient } from '../tokens/siwe-verification.ts';
@@ -55,7 +55,8 @@ export interface AuthDeps {
 export function authRoutes(deps: AuthDeps): Router {
   const router = Router();
 
-  router.get('/api/v1/auth/nonce', async (_req, res) => {
+  router.get('/api/v1/auth/nonce', async (req, res) => {
+    parseQuery(z.object({}), req.query);
     res.json(success({ nonce: await deps.nonces.issue(), expiresIn: deps.config.SIWE_NONCE_TTL_SECONDS }));
   });
 
@@ -70,7 +71,7 @@ export function authRoutes(deps: AuthDeps): Router {
       supportedChainIds: [...deps.config.CHAIN_NAMES.keys()],
       ...(deps.signatureClient ? { publicClient: deps.signatureClient } : {}),
     }).catch((error: unknown) => {
-      throw tokenApiError(error);
+      throw siweApiError(error);
     });
     const token = await issueAddressToken(deps.keys, deps.config, login);
     res.json(success({ token, expiresIn: deps.config.ADDRESS_TOKEN_TTL_SECONDS }));
@@ -78,7 +79,7 @@ export function authRoutes(deps: AuthDeps): Router {
 
   router.post('/api/v1/auth', async (req, res) => {
     const body = parseWith(authBody, req.body ?? {});
-    const { address } = await deps.addressTokens.verify(bearerToken(req.get('I-Authorization'))).catch((error: unknown) => {
+    const { address } = await deps.addressTokens.verify(bearerToken(req.get('I-Authorization'), 'I-Authorization')).catch((error: unknown) => {
       throw tokenApiError(error);
     });
     const profileId = (await profileIdBy(deps.ch, 'address', address)) ?? (await register(deps, address, body.inviteCode, res.locals.requestId));

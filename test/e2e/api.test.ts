@@ -288,7 +288,37 @@ describe('parameters', () => {
     expect(body.desc).toContain('chain');
   });
 
+  it('lets browsers call it: preflights answer 204 and responses allow any origin', async () => {
+    const preflight = await api.call('/api/v1/recommend', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.acme.xyz', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'apikey, authorization' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('ApiKey');
+    expect((await api.call('/healthz')).headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('answers 11601 for a query parameter the nonce endpoint does not know', async () => {
+    const { status, body } = await api.call('/api/v1/auth/nonce?ttl=9', { apiKey });
+    expect([status, body.code]).toEqual([400, '11601']);
+  });
+
+  it('names the I-Authorization header when the auth endpoint gets no address token', async () => {
+    const { status, body } = await api.call('/api/v1/auth', { apiKey, method: 'POST', body: '{}' });
+    expect([status, body.code, body.desc]).toEqual([401, '10103', 'token missing: send I-Authorization: Bearer <token>']);
+  });
+
+  it('answers 10104 for a message that is not EIP-4361', async () => {
+    const { status, body } = await api.call('/api/v1/auth/address-token', {
+      apiKey,
+      method: 'POST',
+      body: JSON.stringify({ message: 'please let me in', signature: '0x1234' }),
+    });
+    expect([status, body.code]).toEqual([401, '10104']);
+  });
+
   it('answers the envelope for unknown paths, wrong methods and bad JSON', async () => {
+    expect((await api.call('/healthz', { method: 'POST' })).status).toBe(405);
     expect((await api.call('/api/v2/nothing')).body).toEqual({ code: '10404', desc: 'no such endpoint: GET /api/v2/nothing', data: null });
     const wrongMethod = await api.call('/api/v1/recommend', { method: 'DELETE' });
     expect([wrongMethod.status, wrongMethod.body.code, wrongMethod.headers.get('allow')]).toEqual([405, '10405', 'GET']);
