@@ -48,12 +48,12 @@ export class Communities {
 
   /** A member of `profile`'s community other than itself, well-known ones more likely; -1 if it is alone. */
   popularPeer(profile: number, rng: Rng): number {
-    return this.peer(profile, rng, (size) => rng.powerLawRank(size, STANDING_EXPONENT));
+    return this.peer(profile, (size) => rng.powerLawRank(size, STANDING_EXPONENT));
   }
 
   /** A member of `profile`'s community other than itself, uniformly; -1 if it is alone. */
   anyPeer(profile: number, rng: Rng): number {
-    return this.peer(profile, rng, (size) => rng.below(size));
+    return this.peer(profile, (size) => rng.below(size));
   }
 
   /** A uniform member of a community. */
@@ -61,7 +61,7 @@ export class Communities {
     return this.memberAt[this.start[community]! + rng.below(this.size(community))]!;
   }
 
-  private peer(profile: number, rng: Rng, rankIn: (size: number) => number): number {
+  private peer(profile: number, rankIn: (size: number) => number): number {
     const community = this.of(profile);
     const size = this.size(community);
     if (size < 2) return -1;

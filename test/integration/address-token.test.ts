@@ -11,8 +11,9 @@ import {
   type AddressTokenVerifier,
 } from '../../api/tokens/address-token.ts';
 import { loadSigningKeys, type SigningKeys } from '../../api/tokens/signing-keys.ts';
-import { TokenError, type TokenErrorReason } from '../../api/tokens/token-error.ts';
+import { TokenError } from '../../api/tokens/token-error.ts';
 import { issueUnifiedToken } from '../../api/tokens/unified-token.ts';
+import { expectRejected } from '../support/token-assertions.ts';
 
 const ADDRESS = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
 const WALLET_ISSUER = 'https://wallet-sdk.example';
@@ -70,14 +71,6 @@ function walletToken(claims: JWTPayload, options: { issuer?: string; audience?: 
   return jwt.sign(walletKey);
 }
 
-async function expectRejected(promise: Promise<unknown>, reason: TokenErrorReason): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TokenError);
-  expect((error as TokenError).reason).toBe(reason);
-}
 
 describe('our own address tokens', () => {
   it('verify to the lowercase address they were issued for', async () => {

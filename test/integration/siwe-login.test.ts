@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addressOf } from '../../shared/redis.ts';
 import { createNonceStore, type NonceStore } from '../../api/tokens/siwe-nonces.ts';
 import { verifySiweLogin, type SiweLoginRequest } from '../../api/tokens/siwe-verification.ts';
-import { TokenError, type TokenErrorReason } from '../../api/tokens/token-error.ts';
+import { TokenError } from '../../api/tokens/token-error.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
+import { expectRejected } from '../support/token-assertions.ts';
 
 const env = useTestEnvironment();
 const DOMAIN = 'app.example.com';
@@ -49,14 +50,6 @@ function request(login: { message: string; signature: string }, extra: Partial<S
   return { ...login, allowedDomains: [DOMAIN], nonces, ...extra };
 }
 
-async function expectRejected(promise: Promise<unknown>, reason: TokenErrorReason): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TokenError);
-  expect((error as TokenError).reason).toBe(reason);
-}
 
 /** The nonce is still usable: a correctly signed retry with it succeeds. */
 async function expectNonceUnspent(nonce: string): Promise<void> {

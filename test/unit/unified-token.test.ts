@@ -2,8 +2,8 @@ import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type Config } from '../../shared/config.ts';
 import { generateSigningKeyJwk, loadSigningKeys, type PrivateEcJwk, type SigningKeys } from '../../api/tokens/signing-keys.ts';
-import { TokenError, type TokenErrorReason } from '../../api/tokens/token-error.ts';
 import { issueUnifiedToken, verifyUnifiedToken } from '../../api/tokens/unified-token.ts';
+import { expectRejected } from '../support/token-assertions.ts';
 
 const ADDRESS = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
 const subject = { profileId: 'profile-42', address: ADDRESS };
@@ -12,14 +12,6 @@ function configWith(env: Record<string, string> = {}): Config {
   return parseConfig({ NODE_ENV: 'test', ...env });
 }
 
-async function expectRejected(promise: Promise<unknown>, reason: TokenErrorReason): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TokenError);
-  expect((error as TokenError).reason).toBe(reason);
-}
 
 /** Replaces the payload segment, keeping the original header and signature. */
 function withPayload(token: string, payload: object): string {
