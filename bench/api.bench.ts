@@ -1,0 +1,404 @@
+/**
+ * npm run bench:api: requests/s and latency of the API's read endpoints, served from a
+ * private local stack holding a generated world, side by side with a bare Express app
+ * answering a fixed page of the same size (the baseline), as ratios. Targets:
+ *
+ *   recommend req/s / bare req/s >= 0.50     recommend p99 at half its own peak < 20 ms
+ *
+ * Each endpoint: a 3 s warm-up, then peak throughput for BENCH_DURATION seconds with
+ * BENCH_CONNECTIONS connections (no pipelining); then bare and recommend again at half of
+ * their own measured peak, for their latency under a load they can carry.
+ *
+ *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000
+ *
+ * The load generator (autocannon, in a worker thread of its own) and the servers (the API
+ * and the baseline on this process's main thread, ClickHouse, Redis) share the machine's
+ * cores: the numbers compare endpoints with each other, they are not a capacity plan.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import express from 'express';
+import { pino } from 'pino';
+import { z } from 'zod';
+import { startApi } from '../api/server.ts';
+import { generateSigningKeyJwk, loadSigningKeys } from '../api/tokens/signing-keys.ts';
+import { issueUnifiedToken } from '../api/tokens/unified-token.ts';
+import { mintApiKey, type ApiKeyRow } from '../shared/api-keys.ts';
+import { createClickHouse, type ClickHouse } from '../shared/clickhouse/client.ts';
+import { migrate } from '../shared/clickhouse/migrate.ts';
+import { sql } from '../shared/clickhouse/sql-literal.ts';
+import { parseConfig } from '../shared/config.ts';
+import { ensureLocalStack } from '../shared/local-stack/local-stack.ts';
+import type { KindName } from '../shared/records/kinds.ts';
+import { Shutdown } from '../shared/shutdown.ts';
+import { generateWorld } from '../pipeline/generate/world-generator.ts';
+import { runIngest } from '../pipeline/ingest/ingest-run.ts';
+import { startWorkers } from '../pipeline/workers.ts';
+
+const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = 3;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** Callers whose tokens the recommend requests rotate over. */
+const TOKENS = Number(process.env.BENCH_TOKENS ?? 1_000);
+const RECOMMENDATIONS_PER_PROFILE = 50;
+const PAGE = 20;
+const SNAPSHOT_ID = 1;
+const KINDS: KindName[] = ['profiles', 'follows', 'sbt-mints'];
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 20;
+
+const silentLogger = pino({ level: 'silent' });
+const log = (line: string) => console.log(line);
+const started = performance.now();
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+
+const work = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-bench-api-'));
+const stack = await ensureLocalStack(parseConfig({}), { dataDir: work, reuse: false, stateFile: false });
+const shutdown = new Shutdown((line) => console.error(line));
+shutdown.add('work folder', () => rm(work, { recursive: true, force: true }));
+shutdown.add('local stack', () => stack.stop());
+shutdown.exitOnSignals(130);
+try {
+  const signingJwk = await generateSigningKeyJwk('bench');
+  const config = parseConfig({
+    CLICKHOUSE_URL: stack.clickhouseUrl,
+    REDIS_URL: stack.redisUrl,
+    CLICKHOUSE_DATABASE: 'bench_api',
+    QUEUE_PREFIX: 'bench_api',
+    LOG_LEVEL: 'warn',
+    API_SIGNING_KEYS: JSON.stringify([signingJwk]),
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+  });
+  await migrate(config);
+  const ch = createClickHouse(config);
+  shutdown.add('clickhouse client', () => ch.close());
+
+  // --- the world, through the real pipeline ---------------------------------------------
+  log(`[${elapsed()}] generating ${KINDS.join(', ')} for ${PROFILES} profiles ...`);
+  const worldDir = path.join(work, 'world');
+  const manifest = await generateWorld({ profiles: PROFILES, seed: 7, outDir: worldDir, kinds: KINDS });
+  const workers = await startWorkers(config, silentLogger, { kinds: KINDS, maintenance: false });
+  let workersClosed: Promise<void> | undefined;
+  const closeWorkers = () => (workersClosed ??= workers.close());
+  shutdown.add('pipeline workers', closeWorkers);
+  for (const kind of KINDS) {
+    const file = manifest.files[kind]!;
+    const summary = await runIngest(config, { kind, files: [path.join(worldDir, file.file)], format: 'canonical', chunkRows: 10_000 });
+    if (summary.failedChunks.length > 0 || summary.accepted === 0) {
+      throw new Error(`ingesting ${kind} was not clean: ${JSON.stringify(summary).slice(0, 500)}`);
+    }
+    log(`[${elapsed()}] ingested ${kind}: ${summary.accepted} of ${file.rows} rows (${summary.rejected} rejected)`);
+  }
+  // Idle workers poll Redis; they have no part in serving requests.
+  await closeWorkers();
+
+  const profileCount = await buildSnapshot(ch);
+  log(`[${elapsed()}] snapshot ${SNAPSHOT_ID} ready: ${RECOMMENDATIONS_PER_PROFILE} recommendations for each of ${profileCount} profiles`);
+  const parts = await settleMerges(ch);
+  log(`[${elapsed()}] background merges done; active parts: ${parts}`);
+
+  // --- callers: an API key that is never rate-limited, and unified tokens ----------------
+  const apiKey = mintApiKey();
+  const now = Math.floor(Date.now() / 1000);
+  await ch.insert('api_keys', [
+    {
+      key_id: apiKey.keyId,
+      key_hash: apiKey.keyHash,
+      name: 'bench',
+      domains: ['bench.localhost'],
+      rate_limit_per_minute: 100_000_000,
+      created_at: now,
+      revoked_at: null,
+      updated_at: now,
+    } satisfies ApiKeyRow,
+  ]);
+  const keys = await loadSigningKeys(config);
+  const callers = await ch.query(
+    sql`SELECT profile_id, addresses[1] AS address FROM profiles FINAL
+        WHERE notEmpty(addresses) ORDER BY cityHash64(profile_id) LIMIT ${TOKENS}`,
+    z.object({ profile_id: z.string(), address: z.string() }),
+  );
+  const tokens = await Promise.all(callers.map((c) => issueUnifiedToken(keys, config, { profileId: c.profile_id, address: c.address })));
+  const holders = (
+    await ch.query(
+      sql`SELECT owner FROM sbt_mints_by_owner GROUP BY owner ORDER BY cityHash64(owner) LIMIT ${TOKENS}`,
+      z.object({ owner: z.string() }),
+    )
+  ).map((r) => r.owner);
+  if (tokens.length === 0 || holders.length === 0) throw new Error('no callers or no SBT holders to benchmark with');
+
+  // --- the servers -----------------------------------------------------------------------
+  const api = await startApi(config, silentLogger, 0);
+  shutdown.add('api', () => api.close());
+  const apiUrl = `http://127.0.0.1:${api.port}`;
+  const auth = { ApiKey: apiKey.key };
+  const targets: Target[] = [
+    {
+      name: 'bare express',
+      url: '', // set below, once the page it serves is known
+      requests: [{ method: 'GET', path: '/' }],
+    },
+    {
+      name: `GET /api/v1/recommend?limit=${PAGE}`,
+      url: apiUrl,
+      requests: tokens.map((token) => ({
+        method: 'GET',
+        path: `/api/v1/recommend?limit=${PAGE}`,
+        headers: { ...auth, Authorization: `Bearer ${token}` },
+      })),
+    },
+    {
+      name: 'GET /api/v1/sbt/list?address=',
+      url: apiUrl,
+      requests: holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })),
+    },
+    { name: 'GET /healthz', url: apiUrl, requests: [{ method: 'GET', path: '/healthz' }] },
+  ];
+  const [bareTarget, recommendTarget] = targets as [Target, Target, ...Target[]];
+
+  // A real recommend page, served verbatim by the baseline: the same bytes to encode and send.
+  const page = await call(recommendTarget, 0);
+  if (page.status !== 200 || (page.body as { data?: { list?: unknown[] } }).data?.list?.length !== PAGE) {
+    throw new Error(`recommend does not answer a full page: ${page.status} ${page.text.slice(0, 500)}`);
+  }
+  const bare = await startBareApp(page.body);
+  shutdown.add('bare express', () => closeServer(bare.server));
+  bareTarget.url = `http://127.0.0.1:${bare.port}`;
+  for (const target of targets) {
+    const answer = await call(target, 0);
+    if (answer.status !== 200) throw new Error(`${target.name}: ${answer.status} ${answer.text.slice(0, 500)}`);
+    target.bytes = answer.text.length;
+  }
+
+  // --- the load --------------------------------------------------------------------------
+  log('');
+  log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
+  log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
+  log(`         (both on this process's main thread, one at a time under load), ClickHouse and Redis: numbers are relative`);
+  log('');
+  let broken = 0;
+  for (const target of targets) {
+    await load(target, WARMUP);
+    target.peak = await load(target, DURATION);
+    broken += await reportFailures(target, target.peak);
+    log(`[${elapsed()}] ${target.name}: ${Math.round(target.peak.requests.average)} req/s, p50 ${target.peak.latency.p50} ms, p99 ${target.peak.latency.p99} ms`);
+  }
+  for (const target of [bareTarget, recommendTarget]) {
+    const rate = Math.max(1, Math.floor(target.peak!.requests.average / 2));
+    target.half = await load(target, DURATION, rate);
+    target.halfRate = rate;
+    broken += await reportFailures(target, target.half);
+    log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${target.half.latency.p50} ms, p99 ${target.half.latency.p99} ms`);
+  }
+
+  // --- the report ------------------------------------------------------------------------
+  log('');
+  log(`soulgraph API benchmark: ${profileCount} profiles, ${RECOMMENDATIONS_PER_PROFILE} recommendations each, ${tokens.length} callers, ${holders.length} SBT holders`);
+  log(`load generator and servers share ${os.cpus().length} cores; ${CONNECTIONS} connections, pipelining 1, ${DURATION} s per run after a ${WARMUP} s warm-up`);
+  log('');
+  const header = ['endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'half-peak req/s', 'p50 ms @half', 'p99 ms @half', 'non-2xx'];
+  const rows = targets.map((t) => [
+    t.name,
+    String(t.bytes ?? ''),
+    String(Math.round(t.peak!.requests.average)),
+    String(t.peak!.latency.p50),
+    String(t.peak!.latency.p99),
+    t.half ? String(Math.round(t.half.requests.average)) : '-',
+    t.half ? String(t.half.latency.p50) : '-',
+    t.half ? String(t.half.latency.p99) : '-',
+    String(t.peak!.non2xx + (t.half?.non2xx ?? 0) + t.peak!.errors + (t.half?.errors ?? 0)),
+  ]);
+  for (const line of table([header, ...rows])) log(line);
+  log('');
+  const ratio = recommendTarget.peak!.requests.average / bareTarget.peak!.requests.average;
+  const p99 = recommendTarget.half!.latency.p99;
+  log(`recommend req/s / bare req/s          ${ratio.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`);
+  log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}`);
+  log('(autocannon paces a rate per connection per second: each connection sends its share back to back at the start');
+  log(' of every second, then idles, so "at half peak" is bursts at full concurrency rather than evenly spaced arrivals)');
+  if (broken > 0) {
+    log('');
+    log(`INVALID: ${broken} requests failed (see above); the numbers above do not measure a working API`);
+    process.exitCode = 1;
+  }
+} finally {
+  await shutdown.run();
+}
+
+interface Target {
+  name: string;
+  url: string;
+  requests: autocannon.Request[];
+  bytes?: number;
+  peak?: autocannon.Result;
+  half?: autocannon.Result;
+  halfRate?: number;
+}
+
+/**
+ * The recommendation snapshot the nightly materialization job would write. The job does
+ * not exist yet, so this stands in for it: one INSERT ... SELECT in ClickHouse (18.16: no
+ * window functions, no query parameters) gives every profile RECOMMENDATIONS_PER_PROFILE
+ * distinct other profiles, picked deterministically by cityHash64 from a temporary table
+ * numbering the profiles densely, with the four reason kinds mixed; then the snapshot is
+ * marked ready. Returns the number of profiles.
+ */
+async function buildSnapshot(ch: ClickHouse): Promise<number> {
+  await ch.command(sql`DROP TABLE IF EXISTS bench_profile_numbers`);
+  await ch.command(sql`CREATE TABLE bench_profile_numbers (n UInt32, profile_id String) ENGINE = Memory`);
+  await ch.command(sql`
+    INSERT INTO bench_profile_numbers
+    SELECT toUInt32(position - 1) AS n, profile_id
+    FROM (SELECT groupArray(profile_id) AS ids FROM (SELECT profile_id FROM profiles FINAL ORDER BY profile_id))
+    ARRAY JOIN ids AS profile_id, arrayEnumerate(ids) AS position`);
+  const [counted] = await ch.query(sql`SELECT count() AS n FROM bench_profile_numbers`, z.object({ n: z.coerce.number() }));
+  const profiles = counted?.n ?? 0;
+  const per = RECOMMENDATIONS_PER_PROFILE;
+  if (profiles <= per) throw new Error(`need more than ${per} profiles, found ${profiles}`);
+  // Candidate k of profile n is n + 1 + k * step + h(n) (mod profiles), h(n) < step: 50
+  // distinct offsets within 1 .. profiles - 1, so 50 distinct candidates, never n itself.
+  const step = Math.floor((profiles - 1) / per);
+  await ch.command(sql`
+    INSERT INTO recommendations
+      (snapshot_id, profile_id, rank, candidate_id, score, reason_kind, reason_chain_id, reason_subject)
+    SELECT
+      toUInt32(${SNAPSHOT_ID}) AS snapshot_id,
+      profile_id,
+      rank,
+      candidate_id,
+      toFloat64(1000 - rank) AS score,
+      CAST(['social', 'counterparty', 'nft', 'friend_of_friend'][kind + 1]
+           AS Enum8('social' = 1, 'counterparty' = 2, 'nft' = 3, 'friend_of_friend' = 4)) AS reason_kind,
+      toUInt32(multiIf(kind = 1, [1, 137, 8453][seed % 3 + 1], kind = 2, 1, 0)) AS reason_chain_id,
+      multiIf(kind = 2, ['CryptoPunks', 'Bored Ape Yacht Club', 'Azuki', 'Pudgy Penguins', 'Doodles'][seed % 5 + 1],
+              kind = 3, friend_id, '') AS reason_subject
+    FROM
+    (
+      SELECT * FROM
+      (
+        SELECT * FROM
+        (
+          SELECT
+            toUInt32(intDiv(number, ${per})) AS n,
+            toUInt32(number % ${per} + 1) AS rank,
+            cityHash64(number) AS seed,
+            toUInt8(seed % 4) AS kind,
+            toUInt32((n + 1 + (rank - 1) * ${step} + cityHash64(n) % ${step}) % ${profiles}) AS candidate_n,
+            toUInt32(cityHash64(number, 'friend') % ${profiles}) AS friend_n
+          FROM numbers(${profiles * per})
+        )
+        ANY INNER JOIN bench_profile_numbers USING n
+      )
+      ANY INNER JOIN (SELECT n AS candidate_n, profile_id AS candidate_id FROM bench_profile_numbers) USING candidate_n
+    )
+    ANY INNER JOIN (SELECT n AS friend_n, profile_id AS friend_id FROM bench_profile_numbers) USING friend_n`);
+  await ch.command(sql`DROP TABLE bench_profile_numbers`);
+  const [written] = await ch.query(
+    sql`SELECT count() AS n, uniqExact(profile_id) AS profiles FROM recommendations WHERE snapshot_id = ${SNAPSHOT_ID}`,
+    z.object({ n: z.coerce.number(), profiles: z.coerce.number() }),
+  );
+  if (written?.n !== profiles * per || written.profiles !== profiles) {
+    throw new Error(`snapshot: expected ${profiles * per} rows for ${profiles} profiles, found ${JSON.stringify(written)}`);
+  }
+  const now = Math.floor(Date.now() / 1000);
+  await ch.insert('recommendation_snapshots', [{ snapshot_id: SNAPSHOT_ID, status: 'ready', created_at: now, updated_at: now }]);
+  return profiles;
+}
+
+/**
+ * Ingest leaves many parts that ClickHouse merges in the background for a while; measuring
+ * during those merges would charge their CPU to whichever endpoint runs first. Waits until
+ * no merge has run for 3 s (at most 120 s); returns the active parts per table.
+ */
+async function settleMerges(ch: ClickHouse): Promise<string> {
+  const deadline = Date.now() + 120_000;
+  for (let quiet = 0; quiet < 3 && Date.now() < deadline; ) {
+    const [row] = await ch.query(sql`SELECT count() AS n FROM system.merges WHERE database = ${ch.database}`, z.object({ n: z.coerce.number() }));
+    quiet = row?.n === 0 ? quiet + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  const rows = await ch.query(
+    sql`SELECT table, count() AS parts FROM system.parts
+        WHERE database = ${ch.database} AND active AND table IN ('profiles', 'profile_identities', 'follows', 'sbt_mints_by_owner', 'recommendations')
+        GROUP BY table ORDER BY table`,
+    z.object({ table: z.string(), parts: z.coerce.number() }),
+  );
+  return rows.map((r) => `${r.table} ${r.parts}`).join(', ');
+}
+
+/** The baseline: Express with the API's response settings and one route answering `body`. */
+async function startBareApp(body: unknown): Promise<{ server: Server; port: number }> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.get('/', (_req, res) => {
+    res.json(body);
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : 0 };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** One run; `rate` (requests/s over all connections) paces it, else it is as fast as it goes. */
+function load(target: Target, seconds: number, rate?: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    // Its own thread: the load generator must not share the servers' event loop.
+    workers: 1,
+    // A precomputed list (functions cannot cross to the worker): each connection cycles through it.
+    requests: target.requests,
+    ...(rate === undefined ? {} : { overallRate: rate }),
+  });
+}
+
+/** Non-2xx answers and socket errors of a run, with a sample answer; returns how many. */
+async function reportFailures(target: Target, result: autocannon.Result): Promise<number> {
+  const failures = result.non2xx + result.errors + result.timeouts;
+  if (failures === 0) return 0;
+  log(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts; status codes ${JSON.stringify(result.statusCodeStats ?? {})}`);
+  for (let i = 0; i < Math.min(target.requests.length, 50); i++) {
+    const answer = await call(target, i);
+    if (answer.status < 200 || answer.status >= 300) {
+      log(`  sample: ${answer.status} ${answer.text.slice(0, 500)}`);
+      break;
+    }
+  }
+  return failures;
+}
+
+/** Request `index` of the target, once, with fetch. */
+async function call(target: Target, index: number): Promise<{ status: number; text: string; body: unknown }> {
+  const request = target.requests[index]!;
+  const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  const response = await fetch(`${target.url}${request.path ?? '/'}`, { method: request.method ?? 'GET', headers });
+  const text = await response.text();
+  let body: unknown = undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: the text says what went wrong
+  }
+  return { status: response.status, text, body };
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)];
+}
