@@ -27,6 +27,22 @@ export async function newestReadySnapshot(ch: ClickHouse): Promise<number | unde
   return row?.snapshot_id;
 }
 
+/**
+ * newestReadySnapshot, remembered for `ttlMs`: a nightly swap is seen within that time,
+ * and the first page of most requests costs no snapshot query.
+ */
+export function cachedNewestSnapshot(ch: ClickHouse, ttlMs: number): () => Promise<number | undefined> {
+  let cached: { at: number; value: Promise<number | undefined> } | undefined;
+  return () => {
+    if (!cached || Date.now() - cached.at >= ttlMs) {
+      const value = newestReadySnapshot(ch);
+      cached = { at: Date.now(), value };
+      value.catch(() => (cached = undefined));
+    }
+    return cached.value;
+  };
+}
+
 export async function isReadySnapshot(ch: ClickHouse, snapshotId: number): Promise<boolean> {
   const rows = await ch.query(
     sql`SELECT snapshot_id FROM recommendation_snapshots FINAL WHERE snapshot_id = ${snapshotId} AND status = 'ready'`,

@@ -63,6 +63,8 @@ export const configSchema = z.object({
   ADDRESS_TOKEN_ISSUERS: z.string().default('[]'),
   /** How long the API trusts its in-memory copy of the API keys: a revoked key stops working within this. */
   APIKEY_CACHE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** How long the API keeps the id of the newest ready snapshot before asking again (0 = every request). */
+  SNAPSHOT_CACHE_SECONDS: z.coerce.number().min(0).max(300).default(5),
   /** Requests per minute per API key and endpoint, unless the key has its own limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
 

@@ -8,8 +8,8 @@ import { ApiError, envelopeSchema, success } from '../envelope.ts';
 import { profileSummaries, type ProfileSummary } from '../profile-lookup.ts';
 import {
   followedAmong,
+  cachedNewestSnapshot,
   isReadySnapshot,
-  newestReadySnapshot,
   recommendationsAfter,
   type RecommendationRow,
 } from '../recommendations.ts';
@@ -59,17 +59,25 @@ export interface RecommendDeps {
 }
 
 export function recommendRoute(deps: RecommendDeps): Router {
+  const newestSnapshot = cachedNewestSnapshot(deps.ch, deps.config.SNAPSHOT_CACHE_SECONDS * 1000);
   return Router().get('/api/v1/recommend', async (req, res) => {
     const query = parseQuery(recommendQuery, req.query);
     const caller = res.locals.caller as Caller;
-    res.json(success(await recommendationPage(deps, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor)));
+    const page = await recommendationPage(deps, newestSnapshot, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor);
+    res.json(success(page));
   });
 }
 
-async function recommendationPage(deps: RecommendDeps, profileId: string, limit: number, cursor: string | undefined) {
+async function recommendationPage(
+  deps: RecommendDeps,
+  newestSnapshot: () => Promise<number | undefined>,
+  profileId: string,
+  limit: number,
+  cursor: string | undefined,
+) {
   const { ch } = deps;
   const position = cursor ? deps.cursors.decode(cursor, profileId) : undefined;
-  const snapshotId = position?.snapshotId ?? (await newestReadySnapshot(ch));
+  const snapshotId = position?.snapshotId ?? (await newestSnapshot());
   if (snapshotId === undefined) return { cursor: '', list: [] };
   // The snapshot a cursor started in may have been dropped by retention since.
   if (position && !(await isReadySnapshot(ch, snapshotId))) throw new ApiError('cursorExpired');

@@ -23,7 +23,7 @@ export interface ApiHarness extends TestEnvironment {
 export function useApi(overrides: Record<string, string> = {}): ApiHarness {
   const holder = {} as { jwk: PrivateEcJwk; env: TestEnvironment };
   // Generated synchronously-enough: beforeAll below fills the signing key before the env is used.
-  const env = useTestEnvironment({ APIKEY_CACHE_SECONDS: '1', CURSOR_SECRET: 'x'.repeat(40), ...overrides });
+  const env = useTestEnvironment({ APIKEY_CACHE_SECONDS: '1', SNAPSHOT_CACHE_SECONDS: '0', CURSOR_SECRET: 'x'.repeat(40), ...overrides });
   let api: RunningApi;
   let workers: RunningWorkers;
   const harness = env as ApiHarness;

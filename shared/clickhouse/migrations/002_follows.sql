@@ -12,7 +12,8 @@ CREATE TABLE IF NOT EXISTS social_follows
     ingested_at    DateTime COMMENT 'When the pipeline wrote this row'
 )
 ENGINE = ReplacingMergeTree(updated_at)
-ORDER BY (follower, followee);
+ORDER BY (follower, followee)
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS follows
 (
@@ -25,4 +26,5 @@ CREATE TABLE IF NOT EXISTS follows
     ingested_at          DateTime COMMENT 'When the pipeline wrote this row'
 )
 ENGINE = ReplacingMergeTree(updated_at)
-ORDER BY (follower_profile_id, followee_profile_id);
+ORDER BY (follower_profile_id, followee_profile_id)
+SETTINGS index_granularity = 256;

@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS sbt_mints_by_owner
     ingested_at   DateTime COMMENT 'When the pipeline wrote this row'
 )
 ENGINE = ReplacingMergeTree(ingested_at)
-ORDER BY (owner, chain_id, contract, token_id);
+ORDER BY (owner, chain_id, contract, token_id)
+SETTINGS index_granularity = 256;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS sbt_mints_by_owner_mv TO sbt_mints_by_owner AS
 SELECT owner, chain_id, contract, token_id, sbt_name, rdf_data, image_url, metadata_url, minted_at, ingested_at

@@ -7,7 +7,8 @@ CREATE TABLE IF NOT EXISTS invites
     ingested_at         DateTime COMMENT 'When the pipeline wrote this row'
 )
 ENGINE = ReplacingMergeTree(invited_at)
-ORDER BY invitee_profile_id;
+ORDER BY invitee_profile_id
+SETTINGS index_granularity = 256;
 
 -- Records the pipeline could not ingest, with the reason. One row per source line:
 -- re-ingesting the same file replaces its rejects instead of repeating them.

@@ -13,4 +13,5 @@ CREATE TABLE IF NOT EXISTS api_keys
     updated_at             DateTime COMMENT 'Time of this state of the key; the newest row per key_id wins'
 )
 ENGINE = ReplacingMergeTree(updated_at)
-ORDER BY key_id;
+ORDER BY key_id
+SETTINGS index_granularity = 256;

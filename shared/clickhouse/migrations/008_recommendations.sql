@@ -11,7 +11,8 @@ CREATE TABLE IF NOT EXISTS recommendation_snapshots
     updated_at   DateTime COMMENT 'Time of this status; the newest row per snapshot_id wins'
 )
 ENGINE = ReplacingMergeTree(updated_at)
-ORDER BY snapshot_id;
+ORDER BY snapshot_id
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS recommendations
 (
@@ -26,4 +27,5 @@ CREATE TABLE IF NOT EXISTS recommendations
 )
 ENGINE = MergeTree
 PARTITION BY snapshot_id
-ORDER BY (profile_id, rank);
+ORDER BY (profile_id, rank)
+SETTINGS index_granularity = 256;
