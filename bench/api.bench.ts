@@ -17,7 +17,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -32,12 +31,11 @@ import { createClickHouse, type ClickHouse } from '../shared/clickhouse/client.t
 import { migrate } from '../shared/clickhouse/migrate.ts';
 import { sql } from '../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../shared/config.ts';
-import { ensureLocalStack } from '../shared/local-stack/local-stack.ts';
 import type { KindName } from '../shared/records/kinds.ts';
-import { Shutdown } from '../shared/shutdown.ts';
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
 import { startWorkers } from '../pipeline/workers.ts';
+import { startBenchStack } from './bench-stack.ts';
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -57,12 +55,7 @@ const log = (line: string) => console.log(line);
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
-const work = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-bench-api-'));
-const stack = await ensureLocalStack(parseConfig({}), { dataDir: work, reuse: false, stateFile: false });
-const shutdown = new Shutdown((line) => console.error(line));
-shutdown.add('work folder', () => rm(work, { recursive: true, force: true }));
-shutdown.add('local stack', () => stack.stop());
-shutdown.exitOnSignals(130);
+const { work, stack, shutdown } = await startBenchStack('bench-api');
 try {
   const signingJwk = await generateSigningKeyJwk('bench');
   const config = parseConfig({

@@ -9,7 +9,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,13 +22,12 @@ import { createClickHouse } from '../shared/clickhouse/client.ts';
 import { migrate } from '../shared/clickhouse/migrate.ts';
 import { sql } from '../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../shared/config.ts';
-import { ensureLocalStack } from '../shared/local-stack/local-stack.ts';
-import { Shutdown } from '../shared/shutdown.ts';
 import { ingestJobOptions, ingestQueueName } from '../shared/queues.ts';
 import { redisConnection } from '../shared/redis.ts';
 import { transactionRecord } from '../shared/records/chain-activity.ts';
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
+import { startBenchStack } from './bench-stack.ts';
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
 const CHUNK_ROWS = Number(process.env.BENCH_CHUNK_ROWS ?? 10_000);
@@ -40,12 +39,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
 const BIN = fileURLToPath(new URL('../bin/soulgraph.js', import.meta.url));
 
-const work = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-bench-'));
-const stack = await ensureLocalStack(parseConfig({}), { dataDir: work, reuse: false, stateFile: false });
-const shutdown = new Shutdown((line) => console.error(line));
-shutdown.add('work folder', () => rm(work, { recursive: true, force: true }));
-shutdown.add('local stack', () => stack.stop());
-shutdown.exitOnSignals(130);
+const { work, stack, shutdown } = await startBenchStack('bench');
 try {
   console.log(`generating transactions for ${PROFILES} profiles ...`);
   const manifest = await generateWorld({ profiles: PROFILES, seed: 7, outDir: path.join(work, 'world'), kinds: ['transactions'] });
