@@ -48,13 +48,17 @@ export const ingestResultSchema = z.object({
 });
 export type IngestResult = z.infer<typeof ingestResultSchema>;
 
-/** Retries with exponential backoff; finished jobs are kept long enough to be reported on. */
+/**
+ * Retries with exponential backoff. A chunk job carries its rows (megabytes), and Redis
+ * runs with noeviction, so finished jobs are kept only in bounded numbers: producers read
+ * results from completion events, and failed jobs stay for inspection and retry.
+ */
 export function ingestJobOptions(config: Config): DefaultJobOptions {
   return {
     attempts: config.INGEST_JOB_ATTEMPTS,
     backoff: { type: 'exponential', delay: 1_000 },
-    removeOnComplete: { age: 24 * 3600, count: 10_000 },
-    removeOnFail: { age: 14 * 24 * 3600, count: 10_000 },
+    removeOnComplete: { age: 3600, count: 200 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 500 },
   };
 }
 

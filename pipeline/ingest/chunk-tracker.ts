@@ -71,7 +71,9 @@ export class ChunkTracker {
       if (state === 'completed' && job) {
         this.finish(jobId, { jobId, chunk, result: ingestResultSchema.parse(job.returnvalue) });
       } else {
-        this.finish(jobId, { jobId, chunk, failedReason: job?.failedReason ?? 'the job disappeared from the queue' });
+        // 'unknown': finished and already removed while its completion event was missed.
+        const reason = job?.failedReason ?? 'its result is no longer in the queue (finished, event missed); re-run to be sure';
+        this.finish(jobId, { jobId, chunk, failedReason: reason });
       }
     }
   }
