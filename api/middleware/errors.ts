@@ -39,7 +39,10 @@ function asApiError(error: unknown): ApiError {
 /** ClickHouse, Redis or an RPC that cannot be reached: the caller may retry later (503). */
 const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|socket hang up|Timeout|Connection is closed|Stream isn't writeable/i;
 
-function isUnreachable(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown };
-  return UNREACHABLE.test(String(e?.code ?? '')) || UNREACHABLE.test(String(e?.message ?? ''));
+/** Looks through wrapped errors (`cause`) too: a cache may wrap the connection failure. */
+function isUnreachable(error: unknown, depth = 0): boolean {
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  if (!e || depth > 5) return false;
+  if (UNREACHABLE.test(String(e.code ?? '')) || UNREACHABLE.test(String(e.message ?? ''))) return true;
+  return isUnreachable(e.cause, depth + 1);
 }
