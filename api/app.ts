@@ -10,6 +10,7 @@ import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 import type { CursorCodec } from './cursor.ts';
+import { accessLog } from './middleware/access-log.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
@@ -56,6 +57,7 @@ export function createApp(deps: ApiDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  app.use(accessLog(deps.logger));
   app.use(cors);
 
   app.use(healthRoutes(deps));
