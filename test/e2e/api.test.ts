@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { profileIdForAddress } from '../../api/routes/auth.ts';
+import { dropExpiredSnapshots } from '../../pipeline/materialize/snapshots.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { useApi } from '../support/api-harness.ts';
 import { runSoulgraph, waitFor } from '../support/child-process.ts';
@@ -161,6 +162,15 @@ describe('signing in and paging through recommendations', () => {
     expect(rest).toEqual(Array.from({ length: CANDIDATES }, (_, i) => candidate(i)));
     // A new first page reads the new snapshot.
     expect((await get('/api/v1/recommend?limit=1')).body.data.list[0].profileId).toBe(candidate(CANDIDATES - 1));
+  });
+
+  it('answers 10203 for a cursor whose snapshot retention has dropped', async () => {
+    const { body } = await get('/api/v1/recommend?limit=3');
+    await insertSnapshot(3, (i) => i);
+    await dropExpiredSnapshots(api.ch, { keepReady: 1, minAgeSeconds: 0 });
+    const { status, body: after } = await get(`/api/v1/recommend?cursor=${encodeURIComponent(body.data.cursor)}`);
+    expect([status, after.code]).toEqual([400, '10203']);
+    expect((await get('/api/v1/recommend?limit=1')).body.data.list[0].profileId).toBe(candidate(0));
   });
 
   it('serves its public keys as a JWKS without private parts', async () => {

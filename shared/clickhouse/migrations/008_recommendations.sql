@@ -6,7 +6,7 @@
 CREATE TABLE IF NOT EXISTS recommendation_snapshots
 (
     snapshot_id  UInt32   COMMENT 'Snapshot number, increasing with each run',
-    status       Enum8('building' = 1, 'ready' = 2, 'failed' = 3) COMMENT 'building while written; ready once complete; failed if the run died',
+    status       Enum8('building' = 1, 'ready' = 2, 'failed' = 3, 'dropped' = 4) COMMENT 'building while written; ready once complete; failed if the run died; dropped once retention removed its rows',
     created_at   DateTime COMMENT 'When the run started',
     updated_at   DateTime COMMENT 'Time of this status; the newest row per snapshot_id wins'
 )
