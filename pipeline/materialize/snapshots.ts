@@ -15,7 +15,7 @@ import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 export type SnapshotStatus = 'building' | 'ready' | 'failed' | 'dropped';
 
 /** Tables written under a snapshot id (PARTITION BY snapshot_id). */
-export const SNAPSHOT_TABLES = ['recommendations'] as const;
+export const SNAPSHOT_TABLES = ['recommendations', 'profile_tags'] as const;
 
 const snapshotRow = z.object({
   snapshot_id: z.coerce.number(),
