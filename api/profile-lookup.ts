@@ -28,9 +28,17 @@ export async function profileExists(ch: ClickHouse, profileId: string): Promise<
   return rows.length > 0;
 }
 
-export async function addressesOf(ch: ClickHouse, profileId: string): Promise<string[]> {
-  const [row] = await ch.query(sql`SELECT addresses FROM profiles FINAL WHERE profile_id = ${profileId}`, addressesRow);
-  return row?.addresses ?? [];
+/** The addresses of the profile an identifier belongs to, in one round trip; undefined if none. */
+export async function addressesOfProfileWith(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<string[] | undefined> {
+  const [row] = await ch.query(
+    sql`SELECT addresses FROM profiles FINAL
+        WHERE profile_id IN (
+            SELECT profile_id FROM profile_identities FINAL
+            WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1
+        )`,
+    addressesRow,
+  );
+  return row?.addresses;
 }
 
 export async function profileSummaries(ch: ClickHouse, profileIds: string[]): Promise<Map<string, ProfileSummary>> {

@@ -17,16 +17,6 @@ export function tokenApiError(error: unknown): unknown {
       return new ApiError('tokenInvalid', 'token invalid: not meant for this service (audience)');
     case 'not-yet-valid':
       return new ApiError('tokenInvalid', 'token invalid: not valid yet');
-    case 'nonce':
-      return new ApiError('nonceInvalid');
-    case 'domain':
-      return new ApiError('domainNotAllowed');
-    case 'chain':
-      return new ApiError('signInInvalid', 'Sign-In with Ethereum: chain not supported');
-    case 'signature':
-      return new ApiError('signInInvalid', 'Sign-In with Ethereum: the signature does not match the message address');
-    case 'statement':
-      return new ApiError('signInInvalid', 'Sign-In with Ethereum: unexpected statement');
     default:
       return new ApiError('tokenInvalid');
   }

@@ -52,7 +52,10 @@ export const configSchema = z.object({
    */
   API_SIGNING_KEYS: z.string().default(''),
   /** HMAC secret of recommendation cursors (32+ characters); unset outside production: per process. */
-  CURSOR_SECRET: z.string().default(''),
+  CURSOR_SECRET: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || v.length >= 32, 'must be at least 32 characters'),
   UNIFIED_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
   ADDRESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(600),
   SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),

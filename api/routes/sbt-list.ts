@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { address, identifier, socialHandle } from '../../shared/records/fields.ts';
 import { ApiError, envelopeSchema, success } from '../envelope.ts';
-import { addressesOf, profileIdBy } from '../profile-lookup.ts';
+import { addressesOfProfileWith } from '../profile-lookup.ts';
 import { parseQuery, parseWith } from '../request-validation.ts';
 import { sbtSchema, sbtsHeldBy, type Sbt } from '../sbts.ts';
 
@@ -44,8 +44,8 @@ export function sbtListRoute(deps: { ch: ClickHouse }): Router {
 
 /** A profile's SBTs are those of all its addresses; an address of no profile still has its own. */
 async function sbtsOf(ch: ClickHouse, user: UserIdentifier): Promise<Sbt[]> {
-  const profileId = await profileIdBy(ch, user.kind, user.value);
-  if (profileId) return sbtsHeldBy(ch, await addressesOf(ch, profileId));
+  const addresses = await addressesOfProfileWith(ch, user.kind, user.value);
+  if (addresses) return sbtsHeldBy(ch, addresses);
   if (user.kind !== 'address') throw new ApiError('userNotFound');
   const held = await sbtsHeldBy(ch, [user.value]);
   if (held.length === 0) throw new ApiError('userNotFound', 'user not found: no profile has this address and it holds no SBT');

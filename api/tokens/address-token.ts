@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import type { Config } from '../../shared/config.ts';
-import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys.ts';
+import { SIGNING_ALGORITHM } from '../../shared/signing-key-jwk.ts';
+import type { SigningKeys } from './signing-keys.ts';
 import { TokenError, tokenErrorFromJose } from './token-error.ts';
 import { ownKeyFor } from './unified-token.ts';
 

@@ -11,8 +11,6 @@ import { z } from 'zod';
 import type { Config } from '../../shared/config.ts';
 import { generateSigningKeyJwk, privateEcJwk, SIGNING_ALGORITHM, type PrivateEcJwk } from '../../shared/signing-key-jwk.ts';
 
-export { generateSigningKeyJwk, SIGNING_ALGORITHM, type PrivateEcJwk };
-
 
 export interface SigningKey {
   kid: string;

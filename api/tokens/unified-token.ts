@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT, type CryptoKey, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import type { Config } from '../../shared/config.ts';
-import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys.ts';
+import { SIGNING_ALGORITHM } from '../../shared/signing-key-jwk.ts';
+import type { SigningKeys } from './signing-keys.ts';
 import { TokenError, tokenErrorFromJose } from './token-error.ts';
 
 export type UnifiedTokenConfig = Pick<Config, 'API_JWT_ISSUER' | 'API_JWT_AUDIENCE' | 'UNIFIED_TOKEN_TTL_SECONDS'>;

@@ -14,6 +14,9 @@ import type { AcceptedRow, Reject } from './validate-chunk.ts';
 
 export type IdentityKind = 'address' | 'social' | 'game';
 
+/** What linking needs of a stored profile: its identifiers and the time of its state. */
+type ProfileState = Pick<ProfileRow, 'addresses' | 'social_username' | 'game_platform_id' | 'updated_at'>;
+
 export interface IdentityRow {
   kind: IdentityKind;
   identifier: string;
@@ -112,8 +115,8 @@ async function currentOwners(ch: ClickHouse, identifiers: string[]): Promise<Map
   return owners;
 }
 
-async function currentStates(ch: ClickHouse, profileIds: string[]): Promise<Map<string, ProfileRow>> {
-  const states = new Map<string, ProfileRow>();
+async function currentStates(ch: ClickHouse, profileIds: string[]): Promise<Map<string, ProfileState>> {
+  const states = new Map<string, ProfileState>();
   for (const batch of batches(profileIds, LOOKUP_BATCH)) {
     const rows = await ch.query(
       sql`SELECT profile_id, addresses, social_username, game_platform_id, toUnixTimestamp(updated_at) AS updated_at
@@ -122,7 +125,7 @@ async function currentStates(ch: ClickHouse, profileIds: string[]): Promise<Map<
       stateRow,
     );
     for (const r of rows) {
-      states.set(r.profile_id, { ...r, name: '', avatar: '' });
+      states.set(r.profile_id, r);
     }
   }
   return states;

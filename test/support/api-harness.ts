@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { startApi, type RunningApi } from '../../api/server.ts';
-import { generateSigningKeyJwk, type PrivateEcJwk } from '../../api/tokens/signing-keys.ts';
+import { generateSigningKeyJwk, type PrivateEcJwk } from '../../shared/signing-key-jwk.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { runSoulgraph } from './child-process.ts';
