@@ -8,24 +8,31 @@ import swaggerUi from 'swagger-ui-express';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
+import { metricsHandler } from '../shared/metrics/metrics-endpoint.ts';
+import type { Registry } from '../shared/metrics/metrics-registry.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 import type { CursorCodec } from './cursor.ts';
-import { accessLog } from './middleware/access-log.ts';
+import { accessLog, recordEnvelopeCodes } from './middleware/access-log.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireUnifiedToken } from './middleware/unified-auth.ts';
 import { openApiDocument } from './openapi.ts';
+import type { OnDemandLists } from './on-demand-lists.ts';
 import type { PipelineProducer } from './pipeline-producer.ts';
+import type { ServedLists } from './served-lists.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { authRoutes } from './routes/auth.ts';
-import { healthRoutes } from './routes/health.ts';
+import { healthRoutes, type Readiness } from './routes/health.ts';
+import { createRequestMetrics } from './request-metrics.ts';
 import { recommendRoute } from './routes/recommend.ts';
 import { sbtListRoute } from './routes/sbt-list.ts';
+import { tagRoute } from './routes/tag.ts';
+import type { TagService } from './tag-service.ts';
 import type { AddressTokenVerifier } from './tokens/address-token.ts';
 import type { NonceStore } from './tokens/siwe-nonces.ts';
-import type { SignatureVerifierClient } from './tokens/siwe-verification.ts';
+import type { SignatureVerifierClient } from '../shared/siwe/siwe-message-verification.ts';
 import type { SigningKeys } from './tokens/signing-keys.ts';
 
 export interface ApiDeps {
@@ -40,7 +47,13 @@ export interface ApiDeps {
   addressTokens: AddressTokenVerifier;
   cursors: CursorCodec;
   pipeline: PipelineProducer;
+  served: ServedLists;
+  onDemand: OnDemandLists;
   signatureClient?: SignatureVerifierClient | undefined;
+  tags: TagService;
+  /** This process's Prometheus registry, served at /metrics. */
+  metrics: Registry;
+  readiness: Readiness;
 }
 
 /** Each API endpoint with the name its rate limit is counted under. */
@@ -50,6 +63,7 @@ const ENDPOINTS = [
   ['get', '/api/v1/auth/nonce', 'auth-nonce'],
   ['post', '/api/v1/auth/address-token', 'auth-address-token'],
   ['get', '/api/v1/sbt/list', 'sbt-list'],
+  ['get', '/api/v1/tag', 'tag'],
 ] as const;
 
 export function createApp(deps: ApiDeps): Express {
@@ -57,10 +71,12 @@ export function createApp(deps: ApiDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(deps.logger, createRequestMetrics(deps.metrics, methodsByPath().keys())));
+  recordEnvelopeCodes(app);
   app.use(cors);
 
   app.use(healthRoutes(deps));
+  app.get('/metrics', metricsHandler(deps.metrics, deps.config.METRICS_TOKEN));
   const document = openApiDocument();
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(document);
@@ -79,6 +95,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(recommendRoute(deps));
   app.use(authRoutes(deps));
   app.use(sbtListRoute(deps));
+  app.use(tagRoute(deps));
 
   app.use(notFound(methodsByPath()));
   app.use(errorHandler(deps.logger));
@@ -86,7 +103,7 @@ export function createApp(deps: ApiDeps): Express {
 }
 
 /** Paths served without an ApiKey, all GET. */
-const OPEN_PATHS = ['/healthz', '/readyz', '/.well-known/jwks.json', '/api/v1/openapi.json'];
+const OPEN_PATHS = ['/healthz', '/readyz', '/.well-known/jwks.json', '/api/v1/openapi.json', '/metrics'];
 
 function methodsByPath(): Map<string, string[]> {
   const methods = new Map<string, string[]>(OPEN_PATHS.map((path) => [path, ['GET']]));

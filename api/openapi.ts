@@ -8,13 +8,14 @@ import { envelopeSchema } from './envelope.ts';
 import { addressTokenBody, authBody, nonceResponse, tokenResponse } from './routes/auth.ts';
 import { recommendQuery, recommendResponse } from './routes/recommend.ts';
 import { sbtListResponse, userIdentifierQuery } from './routes/sbt-list.ts';
+import { tagQuery, tagResponse } from './routes/tag.ts';
 
 const errorEnvelope = envelopeSchema(z.null()).meta({ id: 'ErrorEnvelope' });
 const errorResponses = Object.fromEntries(
   [
     ['400', 'Invalid parameter (10200-10203) or field not supported (11601)'],
-    ['401', 'ApiKey missing or invalid (10120, 10121), token missing, expired or invalid (10100-10105)'],
-    ['403', 'Domain not allowed for this ApiKey (10122)'],
+    ['401', 'ApiKey missing or invalid (10120, 10121), token missing, expired or invalid (10100-10105), Sign-In with Ethereum message rejected (10104, 10106-10108)'],
+    ['403', 'Domain not allowed for this ApiKey (10122), or the signer is not the user asked about (10123)'],
     ['404', 'User not found (11602)'],
     ['429', 'Rate limited (10110); see RateLimit-* and Retry-After headers'],
     ['500', 'Internal error (10500)'],
@@ -72,6 +73,16 @@ export function openApiDocument() {
     security: [{ [apiKey.name]: [] }],
     request: { query: userIdentifierQuery },
     responses: { 200: json(sbtListResponse), ...errorResponses },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/tag',
+    summary: "A user's tags, encrypted for that user: exactly one of address, socialUsername, gamePlatformId, plus the user's signed \"Access to User Tag.\" message (docs/tags.md)",
+    description:
+      'Errors specific to this endpoint: 10104 (message or signature invalid, not valid yet, chain not supported), 10106 (statement), 10107 (expired), 10108 (no expirationTime or longer than allowed), 10122 (domain not allowed for the ApiKey), 10123 (403: the signer is not the user asked about), 11602 (no such user), 10503 (tag encryption not configured).',
+    security: [{ [apiKey.name]: [] }],
+    request: { query: tagQuery },
+    responses: { 200: json(tagResponse), ...errorResponses },
   });
   registry.registerPath({
     method: 'get',

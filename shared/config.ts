@@ -94,6 +94,93 @@ export const configSchema = z.object({
 
   /** Comma-separated list of Ethereum JSON-RPC URLs used by on-chain ingestion. */
   CHAIN_RPC_URLS: csvList,
+
+  // Nightly materialization of recommendations and tags (pipeline/materialize).
+  /** Cron pattern (UTC) of the nightly run. */
+  MATERIALIZE_CRON: z.string().default('0 2 * * *'),
+  /** Recommendations kept per profile. */
+  REC_TOP_K: z.coerce.number().int().min(1).max(1_000).default(200),
+  /** Profiles per bucket job: bounds the memory of each ClickHouse query (buckets = profiles / this, rounded up). */
+  REC_PROFILES_PER_BUCKET: z.coerce.number().int().min(1).default(25_000),
+  /** Estimated candidate pairs (friend-of-friend paths + co-holder pairs) per bucket job: more buckets for denser graphs. */
+  REC_PAIRS_PER_BUCKET: z.coerce.number().int().min(1_000).default(30_000_000),
+  /** Attempts of each bucket, tags and complete job before the run fails (the previous snapshot keeps serving). */
+  MATERIALIZE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /** Bucket jobs one worker process runs at a time. */
+  MATERIALIZE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  /** max_memory_usage of each materialization query, in bytes; GROUP BY and ORDER BY spill to disk past half of it. */
+  MATERIALIZE_MAX_MEMORY_BYTES: z.coerce.number().int().min(100_000_000).default(4_000_000_000),
+  /** Weights of the four signals in the combined score. */
+  REC_WEIGHT_SOCIAL: z.coerce.number().min(0).default(1),
+  REC_WEIGHT_COUNTERPARTY: z.coerce.number().min(0).default(1),
+  REC_WEIGHT_NFT: z.coerce.number().min(0).default(1),
+  REC_WEIGHT_FOF: z.coerce.number().min(0).default(1),
+  /** Added to the friend-of-friend score of a candidate who already follows the caller. */
+  REC_FOLLOWS_YOU_BONUS: z.coerce.number().min(0).default(1),
+  /** Native transfers below this many wei are dust and do not count as interactions. */
+  REC_DUST_WEI: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of wei')
+    .default('1000000000000000'),
+  /** Addresses with more distinct counterparties than this are hubs (exchanges, bridges, ...) and ignored. */
+  REC_HUB_COUNTERPARTIES: z.coerce.number().int().min(1).default(1_000),
+  /** Addresses whose interactions count for nobody, comma-separated. */
+  REC_DENY_ADDRESSES: csvList.pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x-addresses')).transform((a) => a.map((s) => s.toLowerCase()))),
+  /** Interactions lose half their weight every this many days before the newest block time. */
+  REC_COUNTERPARTY_HALF_LIFE_DAYS: z.coerce.number().positive().default(180),
+  /** Collections held by more profiles than this say nothing about a pair, and are ignored. */
+  REC_NFT_MAX_HOLDERS: z.coerce.number().int().min(2).default(2_000),
+  /** Spam NFT collection contracts, comma-separated. */
+  REC_NFT_SPAM_CONTRACTS: csvList.pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x-addresses')).transform((a) => a.map((s) => s.toLowerCase()))),
+  /** How long a recommend request for a user the snapshot does not cover waits for the on-demand list before answering 10504. */
+  COLD_START_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Recommendations per profile kept in Redis for the API; deeper pages are read from ClickHouse. */
+  SERVING_DEPTH: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** Lifetime of a list in Redis; an expired one is re-read from ClickHouse on demand. */
+  SERVING_LIST_TTL_SECONDS: z.coerce.number().int().min(60).default(3 * 24 * 3600),
+  /** Ready snapshots kept (the serving one, and older ones for open cursors). */
+  SNAPSHOT_KEEP_READY: z.coerce.number().int().min(1).default(2),
+  /** No snapshot younger than this is dropped: a cursor stays valid at least this long after a swap. */
+  SNAPSHOT_MIN_AGE_SECONDS: z.coerce.number().int().min(0).default(2 * 24 * 3600),
+  /**
+   * Encrypted user tags (docs/tags.md). The custody network's BLS12-381 public key (96 hex
+   * characters): the local custodians' (`soulgraph custodian keygen`) or the Lit network's.
+   * Blank: GET /api/v1/tag answers 503.
+   */
+  TAG_NETWORK_PUBLIC_KEY: z
+    .string()
+    .default('')
+    .transform((v) => v.trim().replace(/^0x/, '').toLowerCase())
+    .refine((v) => v === '' || /^[0-9a-f]{96}$/.test(v), 'must be 96 hex characters (a compressed BLS12-381 G1 point)'),
+  /** Longest validity (expirationTime - issuedAt) of an "Access to User Tag." message. */
+  TAG_MESSAGE_MAX_VALIDITY_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(24 * 3600),
+  /** How long a computed tag ciphertext stays in Redis (it is keyed by snapshot, so a new snapshot misses anyway). */
+  TAG_CACHE_SECONDS: z.coerce.number().int().min(1).default(2 * 24 * 3600),
+  /** How long the API remembers which profile an identifier belongs to, for the tag endpoint (a relinked address is seen within this). */
+  TAG_LOOKUP_CACHE_SECONDS: z.coerce.number().min(0).max(3600).default(10),
+  /** Worker threads computing tag ciphertexts (pairings) off the API's event loop. */
+  TAG_ENCRYPTION_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** A custodian's port (`soulgraph start` gives node i the port CUSTODIAN_PORT + i - 1). */
+  CUSTODIAN_PORT: port.default(7101),
+  /** The share file a custodian serves (written by `soulgraph custodian keygen`). */
+  CUSTODIAN_SHARE_FILE: z.string().default(''),
+  /** Folder of the local custodians' key files for `soulgraph start` and keygen (blank: <DATA_DIR>/custodians). */
+  CUSTODIAN_KEY_DIR: z.string().default(''),
+  /** Port of the workers' HTTP server: /metrics, /healthz, /readyz (0 = any free port). */
+  WORKERS_HTTP_PORT: port.default(9464),
+  /** Port of the scheduler's admin server: the queue dashboard at /admin/queues, and /healthz. */
+  ADMIN_PORT: port.default(8081),
+  /** User name of the queue dashboard (HTTP Basic authentication). */
+  ADMIN_USER: z.string().min(1).default('admin'),
+  /** Password of the queue dashboard (16+ characters). Unset: the dashboard refuses every request. */
+  ADMIN_PASSWORD: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || v.length >= 16, 'must be at least 16 characters'),
+  /** Bearer token Prometheus sends to /metrics (API and workers). Unset: /metrics answers anyone who reaches the port. */
+  METRICS_TOKEN: z.string().default(''),
+  /** Seconds the API keeps serving after SIGTERM while /readyz answers 503, so a load balancer stops sending traffic first. */
+  API_DRAIN_SECONDS: z.coerce.number().min(0).max(120).default(0),
 });
 
 export type Config = z.infer<typeof configSchema>;

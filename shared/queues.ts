@@ -67,7 +67,45 @@ export const MAINTENANCE_QUEUE = 'maintenance';
 export const maintenanceJobSchema = z.object({ task: z.literal('compact-tables') });
 export type MaintenanceJob = z.infer<typeof maintenanceJobSchema>;
 
+/**
+ * Nightly materialization (pipeline/materialize). A `run` job (one at a time) builds the
+ * working set, then adds a flow to the steps queue: one `bucket` job per user bucket, a
+ * `tags` job and a `mirrors` job (re-syncs the serving copy's profile and follow mirrors),
+ * under a `complete` parent that marks the snapshot ready once all succeeded.
+ */
+export const MATERIALIZE_QUEUE = 'materialize';
+export const MATERIALIZE_STEPS_QUEUE = 'materialize-steps';
+/** On-demand recommendations for a profile the newest snapshot does not cover yet. */
+export const COLD_START_QUEUE = 'recommend-cold-start';
+
+export const materializeRunJobSchema = z.object({
+  /** Who asked: the nightly scheduler entry, the CLI, ... (shown in logs and status). */
+  trigger: z.string().min(1).max(64),
+  /** Set by the run itself once it has taken a snapshot id, so that a resumed run continues it. */
+  snapshotId: z.number().int().min(1).optional(),
+});
+export type MaterializeRunJob = z.infer<typeof materializeRunJobSchema>;
+
+export const materializeStepJobSchema = z.discriminatedUnion('step', [
+  z.object({ step: z.literal('bucket'), snapshotId: z.number().int().min(1), bucket: z.number().int().min(0), buckets: z.number().int().min(1) }),
+  z.object({ step: z.literal('tags'), snapshotId: z.number().int().min(1) }),
+  z.object({ step: z.literal('mirrors'), snapshotId: z.number().int().min(1) }),
+  z.object({ step: z.literal('complete'), snapshotId: z.number().int().min(1), buckets: z.number().int().min(1) }),
+]);
+export type MaterializeStepJob = z.infer<typeof materializeStepJobSchema>;
+
+export const coldStartJobSchema = z.object({
+  snapshotId: z.number().int().min(1),
+  profileId: z.string().min(1).max(128),
+});
+export type ColdStartJob = z.infer<typeof coldStartJobSchema>;
+
+/** One job id per (snapshot, profile): concurrent requests for the same new user share one computation. */
+export function coldStartJobId(job: ColdStartJob): string {
+  return `cold-${job.snapshotId}-${Buffer.from(job.profileId).toString('base64url')}`;
+}
+
 /** Every queue of the pipeline (the status command and the scheduler walk them all). */
 export function allQueueNames(): string[] {
-  return [...kindNames.map(ingestQueueName), MAINTENANCE_QUEUE];
+  return [...kindNames.map(ingestQueueName), MAINTENANCE_QUEUE, MATERIALIZE_QUEUE, MATERIALIZE_STEPS_QUEUE, COLD_START_QUEUE];
 }
