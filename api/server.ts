@@ -5,17 +5,22 @@
  */
 import type { Server } from 'node:http';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createClickHouse } from '../shared/clickhouse/client.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
+import { createMetricsRegistry } from '../shared/metrics/metrics-registry.ts';
 import { openProcessContext } from '../shared/process-context.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
 import { createCursorCodec, cursorSecret } from './cursor.ts';
+import { createOnDemandLists } from './on-demand-lists.ts';
 import { createPipelineProducer } from './pipeline-producer.ts';
+import { createServedLists } from './served-lists.ts';
 import { createRateLimiter } from './rate-limit.ts';
-import { createSignatureClient } from './signature-client.ts';
+import { createTagService } from './tag-service.ts';
+import { createSignatureClient } from '../shared/siwe/signature-client.ts';
 import { createAddressTokenVerifier } from './tokens/address-token.ts';
 import { createNonceStore } from './tokens/siwe-nonces.ts';
 import { loadSigningKeys } from './tokens/signing-keys.ts';
@@ -47,6 +52,10 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   await once(redis, 'ready');
   const keys = await loadSigningKeys(config);
   const pipeline = createPipelineProducer(config, ['profiles', 'invites']);
+  const served = createServedLists(redis, config.QUEUE_PREFIX);
+  const onDemand = createOnDemandLists(config, served);
+  const signatureClient = createSignatureClient(config);
+  const tags = createTagService(config, redis, signatureClient);
   return {
     config,
     logger,
@@ -54,6 +63,8 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
     redis,
     keys,
     pipeline,
+    served,
+    onDemand,
     apiKeys: createApiKeyCache(ch, { ttlSeconds: config.APIKEY_CACHE_SECONDS }),
     rateLimiter: createRateLimiter(redis, {
       defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
@@ -63,9 +74,13 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
     nonces: createNonceStore(redis, config.SIWE_NONCE_TTL_SECONDS, `${config.QUEUE_PREFIX}:siwe-nonce`),
     addressTokens: createAddressTokenVerifier(keys, config),
     cursors: createCursorCodec(cursorSecret(config)),
-    signatureClient: createSignatureClient(config),
+    signatureClient,
+    tags,
+    metrics: createMetricsRegistry(),
+    readiness: { draining: false },
     async close() {
-      await pipeline.close();
+      await tags.close();
+      await Promise.all([pipeline.close(), onDemand.close()]);
       redis.disconnect();
       await ch.close();
     },
@@ -82,15 +97,33 @@ export async function startApi(config: Config, logger: Logger, port = config.API
   return {
     server,
     port: actualPort,
+    /** What SIGTERM runs: not ready, (drain), stop accepting, finish in-flight requests, close connections. */
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Keep-alive sockets would hold close() open; idle ones can go now.
-        server.closeIdleConnections();
-      });
+      deps.readiness.draining = true;
+      if (config.API_DRAIN_SECONDS > 0) {
+        logger.info({ seconds: config.API_DRAIN_SECONDS }, 'not ready any more; still serving while load balancers notice');
+        await sleep(config.API_DRAIN_SECONDS * 1000);
+      }
+      await stopAccepting(server);
       await deps.close();
     },
   };
+}
+
+/**
+ * Stops accepting connections and resolves once every request in flight has been answered.
+ * Keep-alive sockets would hold close() open: idle ones are closed now, and busy ones as
+ * soon as their request is done.
+ */
+function stopAccepting(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 /** Entry point: `node --import tsx api/server.ts`. */

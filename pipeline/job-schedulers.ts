@@ -2,7 +2,7 @@
  * Reconciles BullMQ's job schedulers with the declared list (schedules.ts), and lists
  * them with their next run.
  */
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type JobSchedulerTemplateOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import type { ScheduleDeclaration } from './schedules.ts';
 
@@ -12,6 +12,17 @@ export interface ScheduleState {
   cron: string;
   next: Date | undefined;
 }
+
+/**
+ * Every scheduled job: a few attempts, and bounded history (Redis runs noeviction): the
+ * last runs stay for inspection, failed ones longer, with their reason (`soulgraph retry`).
+ */
+export const SCHEDULED_JOB_OPTIONS: JobSchedulerTemplateOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 60_000 },
+  removeOnComplete: { count: 50 },
+  removeOnFail: { count: 200, age: 30 * 24 * 3600 },
+};
 
 export async function reconcileSchedules(
   config: Config,
@@ -28,7 +39,7 @@ export async function reconcileSchedules(
     try {
       const wanted = new Set(declarations.map((d) => d.id));
       for (const d of declarations) {
-        await queue.upsertJobScheduler(d.id, { pattern: d.cron, tz: 'UTC' }, { name: d.jobName, data: d.data });
+        await queue.upsertJobScheduler(d.id, { pattern: d.cron, tz: 'UTC' }, { name: d.jobName, data: d.data, opts: { ...SCHEDULED_JOB_OPTIONS, ...d.opts } });
         upserted.push(`${queueName}/${d.id}`);
       }
       for (const existing of await queue.getJobSchedulers()) {

@@ -3,8 +3,10 @@
  * start: declared schedulers are created or updated, undeclared ones removed.
  * Times are UTC.
  */
+import type { JobsOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
-import { MAINTENANCE_QUEUE, type MaintenanceJob } from '../shared/queues.ts';
+import { MAINTENANCE_QUEUE, MATERIALIZE_QUEUE, type MaintenanceJob, type MaterializeRunJob } from '../shared/queues.ts';
+import { runJobOptions } from './materialize/run-watch.ts';
 
 export interface ScheduleDeclaration {
   /** Scheduler id, unique within its queue. */
@@ -13,6 +15,8 @@ export interface ScheduleDeclaration {
   cron: string;
   jobName: string;
   data: unknown;
+  /** Options of each job it creates. */
+  opts?: JobsOptions;
 }
 
 export function declaredSchedules(config: Config): ScheduleDeclaration[] {
@@ -23,6 +27,14 @@ export function declaredSchedules(config: Config): ScheduleDeclaration[] {
       cron: config.COMPACT_CRON,
       jobName: 'compact-tables',
       data: { task: 'compact-tables' } satisfies MaintenanceJob,
+    },
+    {
+      id: 'nightly-materialize',
+      queue: MATERIALIZE_QUEUE,
+      cron: config.MATERIALIZE_CRON,
+      jobName: 'run',
+      data: { trigger: 'schedule' } satisfies MaterializeRunJob,
+      opts: runJobOptions,
     },
   ];
 }

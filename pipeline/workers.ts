@@ -1,11 +1,12 @@
 /**
- * The workers process: one BullMQ worker per ingestion queue plus housekeeping, all
- * registered here. On SIGTERM it stops taking jobs, lets the current ones finish (or
+ * The workers process: one BullMQ worker per ingestion queue, housekeeping, and the nightly
+ * materialization, all registered here. On SIGTERM it stops taking jobs, lets the current ones finish (or
  * releases them to another worker when the timeout passes), then closes its connections.
  *
  *   npx soulgraph workers            (or: npm run workers)
  */
 import { Queue, type Worker } from 'bullmq';
+import { Registry } from 'prom-client';
 import { createClickHouse } from '../shared/clickhouse/client.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -13,10 +14,19 @@ import { ingestQueueName } from '../shared/queues.ts';
 import { redisConnection } from '../shared/redis.ts';
 import { kindNames, type KindName } from '../shared/records/kinds.ts';
 import { createIngestWorker, SERIAL_KINDS } from './ingest/ingest.worker.ts';
+import { observeJobs } from './job-observer.ts';
 import { createMaintenanceWorker } from './maintenance/maintenance.worker.ts';
+import { createMaterializeWorkers } from './materialize/materialize.worker.ts';
+import { createPipelineMetrics, type PipelineMetrics } from './metrics/pipeline-metrics.ts';
+import { createServingWriter } from './serving/serving-writer.ts';
+
+/** Kinds the API reads live from the serving copy (names, avatars, who follows whom). */
+const MIRRORED_KINDS: readonly KindName[] = ['profiles', 'follows'];
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** What the workers count (jobs, failures, rows); served at /metrics by the workers process. */
+  metrics: PipelineMetrics;
   /** Waits for running jobs to finish, then closes every connection. */
   close(): Promise<void>;
 }
@@ -24,23 +34,31 @@ export interface RunningWorkers {
 export async function startWorkers(
   config: Config,
   logger: Logger,
-  options: { kinds?: readonly KindName[]; maintenance?: boolean } = {},
+  options: { kinds?: readonly KindName[]; maintenance?: boolean; materialize?: boolean; metrics?: PipelineMetrics } = {},
 ): Promise<RunningWorkers> {
   const clickhouse = createClickHouse(config);
   const connection = redisConnection(config, 'worker');
-  const deps = { config, clickhouse, connection, logger };
+  const metrics = options.metrics ?? createPipelineMetrics(new Registry());
   const kinds = options.kinds ?? kindNames;
+  const serving = kinds.some((k) => MIRRORED_KINDS.includes(k)) ? createServingWriter(config) : undefined;
+  const deps = { config, clickhouse, connection, logger, serving, metrics };
 
   await enforceSerialKinds(config, kinds);
   const workers: Worker[] = kinds.map((kind) => createIngestWorker(kind, deps));
   if (options.maintenance ?? true) workers.push(createMaintenanceWorker(deps));
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
-  logger.info({ queues: workers.map((w) => w.name) }, 'workers ready');
+  // A process started for some kinds only (the CLI's in-process workers) leaves materialization to others.
+  const materialize = (options.materialize ?? options.kinds === undefined) ? await createMaterializeWorkers(deps) : undefined;
+  const all = [...workers, ...(materialize?.workers ?? [])];
+  for (const worker of all) observeJobs(worker, logger, metrics);
+  await Promise.all(all.map((w) => w.waitUntilReady()));
+  logger.info({ queues: all.map((w) => w.name) }, 'workers ready');
 
   return {
-    workers,
+    workers: all,
+    metrics,
     async close() {
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...workers.map((w) => w.close()), materialize?.close()]);
+      await serving?.close();
       await clickhouse.close();
     },
   };

@@ -2,10 +2,12 @@
  * Structured JSON logs (pino). Secrets never reach a log line: the paths below are
  * redacted wherever they appear in a logged object.
  */
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.ts';
 
 export type { Logger };
+
+const SECRET_SETTINGS = ['CLICKHOUSE_PASSWORD', 'API_SIGNING_KEYS', 'CURSOR_SECRET', 'ADMIN_PASSWORD', 'METRICS_TOKEN', 'CHAIN_RPC_URLS', 'REDIS_URL'];
 
 const REDACT = [
   'apiKey',
@@ -23,12 +25,29 @@ const REDACT = [
   'req.headers.apikey',
   'req.headers.authorization',
   'req.headers["i-authorization"]',
+  // Signatures (SIWE), ApiKeys and credentials under their other usual names, and the
+  // secret settings, should a config object ever be logged.
+  'signature',
+  'ApiKey',
+  'privateKey',
+  'cookie',
+  '*.signature',
+  '*.ApiKey',
+  '*.privateKey',
+  '*.cookie',
+  'headers.apikey',
+  'headers.authorization',
+  'headers["i-authorization"]',
+  'headers.cookie',
+  'req.headers.cookie',
+  ...SECRET_SETTINGS,
+  ...SECRET_SETTINGS.map((name) => `*.${name}`),
 ];
 
 /** `toStderr` keeps stdout for a command's own output (the CLI). */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, name: string, options: { toStderr?: boolean; level?: string } = {}): Logger {
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, name: string, options: { toStderr?: boolean; level?: string; destination?: DestinationStream } = {}): Logger {
   return pino(
     { name, level: options.level ?? config.LOG_LEVEL, redact: { paths: REDACT, censor: '[redacted]' } },
-    pino.destination(options.toStderr ? 2 : 1),
+    options.destination ?? pino.destination(options.toStderr ? 2 : 1),
   );
 }

@@ -9,7 +9,7 @@ import { isApiKeyId, mintApiKey, readApiKeyRow, readApiKeyRows, type ApiKeyRow }
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { openProcessContext } from '../../shared/process-context.ts';
-import { formatTable } from './status.command.ts';
+import { formatTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);

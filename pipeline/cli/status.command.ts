@@ -11,8 +11,9 @@ import type { Config } from '../../shared/config.ts';
 import { allQueueNames } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
-import { listSchedules } from '../job-schedulers.ts';
 import { openProcessContext } from '../../shared/process-context.ts';
+import { scheduleReport } from './schedules.command.ts';
+import { formatTable } from './text-table.ts';
 
 export function statusCommand(): Command {
   return new Command('status')
@@ -58,15 +59,6 @@ async function queueReport(config: Config, failures: number): Promise<string[]> 
   return [...formatTable(rows), '', failed.length > 0 ? 'Recent failures:' : 'No failed jobs.', ...failed];
 }
 
-async function scheduleReport(config: Config): Promise<string[]> {
-  const schedules = await listSchedules(config, redisConnection(config, 'producer'), allQueueNames());
-  if (schedules.length === 0) return ['No job schedulers (start `soulgraph scheduler`).'];
-  return formatTable([
-    ['schedule', 'queue', 'cron (UTC)', 'next run'],
-    ...schedules.map((s) => [s.id, s.queue, s.cron, s.next?.toISOString() ?? '-']),
-  ]);
-}
-
 const countRow = z.object({ rows: z.coerce.number() });
 const rejectsRow = z.object({ kind: z.string(), rejects: z.coerce.number() });
 
@@ -83,13 +75,4 @@ export async function tableReport(ch: ClickHouse): Promise<string[]> {
     rows.push([kind.name, kind.table, String(count?.rows ?? 0), String(rejects.get(kind.name) ?? 0)]);
   }
   return formatTable(rows);
-}
-
-/** Columns padded to line up: numbers to the right, text to the left. */
-export function formatTable(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const numeric = rows[0]!.map((_, i) => rows.slice(1).every((r) => /^-?\d+$/.test(r[i] ?? '')) && rows.length > 1);
-  return rows.map((r) =>
-    r.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd(),
-  );
 }
