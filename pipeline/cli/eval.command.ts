@@ -1,0 +1,64 @@
+/**
+ * `soulgraph eval`: the offline quality evaluation of the recommender on a real follow
+ * graph (pipeline/evaluate), with the classic baselines side by side.
+ */
+import { mkdir } from 'node:fs/promises';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { openProcessContext } from '../../shared/process-context.ts';
+import { EdgeListError } from '../evaluate/follow-graph.ts';
+import { runEvaluation } from '../evaluate/evaluation-run.ts';
+import { UsageError } from './usage-error.ts';
+
+const optionsSchema = z.object({
+  edges: z.string({ error: '--edges is required' }).min(1),
+  holdout: z.coerce.number({ error: '--holdout must be a number' }).gt(0, '--holdout must be above 0').lt(1, '--holdout must be below 1'),
+  seed: z.coerce.number().int('--seed must be a whole number').min(0),
+  k: z
+    .string()
+    .transform((v) => v.split(',').map((s) => Number(s.trim())))
+    .refine((ks) => ks.length > 0 && ks.every((k) => Number.isInteger(k) && k >= 1 && k <= 1_000), '--k must be whole numbers from 1 to 1000, comma-separated'),
+  out: z.string().min(1),
+  users: z.coerce.number().int().min(1, '--users must be at least 1').optional(),
+  keepDatabase: z.boolean().optional(),
+});
+
+export function evalCommand(): Command {
+  return new Command('eval')
+    .description('Measure recommendation quality on a real follow graph with edges held out, against classic baselines')
+    .option('--edges <file>', 'directed edge list: "from<TAB>to" lines, # comments (SNAP format)')
+    .option('--holdout <fraction>', 'share of edges hidden from the recommender', '0.1')
+    .option('--seed <n>', 'which edges are hidden (same seed, same split)', '1')
+    .option('--k <list>', 'list lengths to score, comma-separated', '10,50')
+    .option('--out <dir>', 'folder for the table (.md) and the chart (.svg)', 'eval-results')
+    .option('--users <n>', 'score at most this many users (a fixed sample); default all with a hidden edge')
+    .option('--keep-database', 'keep the evaluation database (<database>_eval) for inspection')
+    .addHelpText('after', '\nExample:\n  soulgraph eval --edges ../shared/data/snap-epinions/soc-Epinions1.txt --holdout 0.1 --seed 1 --k 10,50\n\nResults: docs/quality.md')
+    .action(async (raw: Record<string, unknown>) => {
+      const parsed = optionsSchema.safeParse(raw);
+      if (!parsed.success) throw new UsageError(parsed.error.issues[0]!.message);
+      const o = parsed.data;
+      const say = (line: string) => process.stderr.write(`${line}\n`);
+      const context = await openProcessContext({ name: 'eval', say });
+      context.shutdown.exitOnSignals(130);
+      try {
+        await mkdir(o.out, { recursive: true });
+        const report = await runEvaluation(context.config, context.logger, {
+          edgesFile: o.edges,
+          holdout: o.holdout,
+          seed: o.seed,
+          ks: o.k,
+          outDir: o.out,
+          ...(o.users === undefined ? {} : { maxUsers: o.users }),
+          keepDatabase: o.keepDatabase ?? false,
+          say,
+        });
+        process.stdout.write(`${report.table}\n\ntable: ${report.files.table}\nchart: ${report.files.chart}\n`);
+      } catch (error) {
+        if (error instanceof EdgeListError || (error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError((error as Error).message);
+        throw error;
+      } finally {
+        await context.shutdown.run();
+      }
+    });
+}

@@ -1,0 +1,172 @@
+/**
+ * The offline quality evaluation (`soulgraph eval`): a real follow graph is loaded as
+ * in-service follows with some edges hidden, the production materialization runs on the
+ * rest, and its lists are scored against the hidden edges next to the classic baselines.
+ *
+ * It works in a database and queue prefix of its own (<database>_eval, <prefix>-eval), so
+ * that neither the service's data nor its workers are touched.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { createClickHouse } from '../../shared/clickhouse/client.ts';
+import { migrate } from '../../shared/clickhouse/migrate.ts';
+import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
+import type { Config } from '../../shared/config.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { redisConnection } from '../../shared/redis.ts';
+import { runIngest } from '../ingest/ingest-run.ts';
+import { enqueueRun, watchRun } from '../materialize/run-watch.ts';
+import { startWorkers } from '../workers.ts';
+import { readFollowGraph, splitHoldout, type FollowGraph } from './follow-graph.ts';
+import { BASELINES, TrainingGraph } from './link-prediction-baselines.ts';
+import { qualityChartSvg, qualityTableMarkdown, type MethodResult } from './quality-chart.ts';
+import { metricsAtK } from './ranking-metrics.ts';
+
+export interface EvaluationOptions {
+  edgesFile: string;
+  holdout: number;
+  seed: number;
+  ks: number[];
+  outDir: string;
+  /** Evaluate at most this many users (a deterministic sample); default all with a hidden edge. */
+  maxUsers?: number;
+  keepDatabase?: boolean;
+  say: (line: string) => void;
+}
+
+export interface EvaluationReport {
+  graph: { nodes: number; edges: number; hidden: number; users: number };
+  results: MethodResult[];
+  table: string;
+  files: { table: string; chart: string };
+}
+
+/** The name the recommender's lists go by in the report. */
+export const OUR_SCORER = 'soulgraph';
+
+export async function runEvaluation(config: Config, logger: Logger, o: EvaluationOptions): Promise<EvaluationReport> {
+  const graph = await readFollowGraph(o.edgesFile);
+  const { train, hidden } = splitHoldout(graph, o.holdout, o.seed);
+  const relevant = sampleUsers(hidden, o.maxUsers);
+  const hiddenEdges = [...hidden.values()].reduce((n, s) => n + s.size, 0);
+  o.say(`${graph.nodeIds.length} nodes, ${graph.from.length} edges; ${hiddenEdges} hidden; evaluating ${relevant.size} users`);
+
+  const evalConfig: Config = { ...config, CLICKHOUSE_DATABASE: `${config.CLICKHOUSE_DATABASE}_eval`, QUEUE_PREFIX: `${config.QUEUE_PREFIX}-eval` };
+  const maxK = Math.max(...o.ks);
+  if (maxK > config.REC_TOP_K) throw new Error(`--k ${maxK} is more than REC_TOP_K (${config.REC_TOP_K}) recommendations per profile`);
+  const ours = await recommenderLists(evalConfig, logger, graph, train, maxK, o);
+
+  o.say('baselines: common neighbours, Adamic-Adar, popularity');
+  const training = new TrainingGraph(graph, train);
+  const popular = training.mostFollowed(maxK + 2_000);
+  const results: MethodResult[] = [{ method: OUR_SCORER, metrics: o.ks.map((k) => metricsAtK(ours, relevant, k)) }];
+  for (const baseline of BASELINES) {
+    const lists = new Map([...relevant.keys()].map((u) => [u, training.topK(baseline, u, maxK, popular)]));
+    results.push({ method: baseline, metrics: o.ks.map((k) => metricsAtK(lists, relevant, k)) });
+  }
+
+  const table = qualityTableMarkdown(results);
+  const name = `${path.basename(o.edgesFile).replace(/\.[^.]+$/, '')}-holdout${o.holdout}-seed${o.seed}`;
+  const files = { table: path.join(o.outDir, `${name}.md`), chart: path.join(o.outDir, `${name}.svg`) };
+  const title = `${path.basename(o.edgesFile)}: ${relevant.size} users, ${o.holdout * 100}% of edges hidden, seed ${o.seed}`;
+  await writeFile(files.table, `${title}\n\n${table}\n\n![chart](${path.basename(files.chart)})\n`);
+  await writeFile(files.chart, qualityChartSvg(title, results));
+  return { graph: { nodes: graph.nodeIds.length, edges: graph.from.length, hidden: hiddenEdges, users: relevant.size }, results, table, files };
+}
+
+/** Users with hidden edges, at most `max` of them, picked by a stable hash of their index. */
+function sampleUsers(hidden: Map<number, Set<number>>, max?: number): Map<number, Set<number>> {
+  if (max === undefined || hidden.size <= max) return hidden;
+  const order = [...hidden.keys()].sort((a, b) => Math.imul(a, 0x9e3779b1) - Math.imul(b, 0x9e3779b1) || a - b);
+  return new Map(order.slice(0, max).map((u) => [u, hidden.get(u)!]));
+}
+
+/**
+ * Loads the training edges through the real pipeline into a fresh evaluation database,
+ * runs the production materialization, and reads back every profile's top `k`.
+ */
+async function recommenderLists(
+  config: Config,
+  logger: Logger,
+  graph: FollowGraph,
+  train: Uint32Array,
+  k: number,
+  o: EvaluationOptions,
+): Promise<Map<number, number[]>> {
+  const ch = createClickHouse(config, { noDatabase: true });
+  const work = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-'));
+  const workers = await startWorkers(config, logger, { kinds: ['profiles', 'follows'], maintenance: false, materialize: true });
+  try {
+    await ch.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
+    await migrate(config);
+    const node = (i: number) => `n${graph.nodeIds[i]}`;
+    const profiles = path.join(work, 'profiles.jsonl');
+    const follows = path.join(work, 'follows.jsonl');
+    await writeFile(profiles, graph.nodeIds.map((_, i) => JSON.stringify({ profileId: node(i), name: node(i) })).join('\n'));
+    await writeFile(
+      follows,
+      Array.from(train, (e) => JSON.stringify({ followerProfileId: node(graph.from[e]!), followeeProfileId: node(graph.to[e]!), followedAt: 0 })).join('\n'),
+    );
+    for (const [kind, file] of [['profiles', profiles], ['follows', follows]] as const) {
+      const summary = await runIngest(config, { kind, files: [file], format: 'canonical', chunkRows: 20_000 });
+      o.say(`loaded ${summary.accepted} ${kind} (${summary.rejected} rejected)`);
+    }
+    const started = Date.now();
+    const view = await watchRun(config, await enqueueRun(config, 'eval'), (v) => {
+      const done = v.buckets.filter((b) => b.state === 'done').length;
+      if (v.buckets.length > 0) logger.debug({ done, buckets: v.buckets.length }, 'materializing');
+    });
+    if (view.state !== 'done') throw new Error(`the materialization failed: ${view.error}`);
+    o.say(`materialized snapshot ${view.result!.snapshotId} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${view.result!.rows} recommendations`);
+    return await readLists(config, graph, view.result!.snapshotId, k);
+  } finally {
+    await workers.close();
+    if (!o.keepDatabase) {
+      await ch.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
+      await deleteRedisKeys(config);
+    }
+    await ch.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** The evaluation's queues and serving copy, all under its own prefix. */
+async function deleteRedisKeys(config: Config): Promise<void> {
+  const redis = new Redis({ ...redisConnection(config, 'producer'), lazyConnect: true });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.QUEUE_PREFIX}:*`, 'COUNT', 1_000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function readLists(config: Config, graph: FollowGraph, snapshotId: number, k: number): Promise<Map<number, number[]>> {
+  const index = new Map(graph.nodeIds.map((id, i) => [`n${id}`, i]));
+  const lists = new Map<number, number[]>();
+  const ch = createClickHouse(config);
+  try {
+    const rows = ch.stream(
+      sql`SELECT profile_id, candidate_id FROM recommendations
+          WHERE snapshot_id = ${snapshotId} AND rank <= ${k} ORDER BY profile_id, rank`,
+      z.object({ profile_id: z.string(), candidate_id: z.string() }),
+    );
+    for await (const row of rows) {
+      const user = index.get(row.profile_id)!;
+      let list = lists.get(user);
+      if (!list) lists.set(user, (list = []));
+      list.push(index.get(row.candidate_id)!);
+    }
+  } finally {
+    await ch.close();
+  }
+  return lists;
+}
