@@ -41,6 +41,21 @@ export async function addressesOfProfileWith(ch: ClickHouse, kind: IdentifierKin
   return row?.addresses;
 }
 
+const profileAddressesRow = z.object({ profile_id: z.string(), addresses: z.array(z.string()) });
+
+/** The profile an identifier belongs to, with its addresses, in one round trip; undefined if none. */
+export async function profileWith(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<{ profileId: string; addresses: string[] } | undefined> {
+  const [row] = await ch.query(
+    sql`SELECT profile_id, addresses FROM profiles FINAL
+        WHERE profile_id IN (
+            SELECT profile_id FROM profile_identities FINAL
+            WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1
+        )`,
+    profileAddressesRow,
+  );
+  return row ? { profileId: row.profile_id, addresses: row.addresses } : undefined;
+}
+
 export async function profileSummaries(ch: ClickHouse, profileIds: string[]): Promise<Map<string, ProfileSummary>> {
   if (profileIds.length === 0) return new Map();
   const rows = await ch.query(

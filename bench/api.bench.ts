@@ -37,6 +37,7 @@ import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
+import { benchNetworkKey, measureOneAtATime, prepareTagRequests, prewarmTags, TAG_DOMAINS, tagVerdict } from './tag-bench.ts';
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -67,6 +68,7 @@ try {
     LOG_LEVEL: 'warn',
     API_SIGNING_KEYS: JSON.stringify([signingJwk]),
     CURSOR_SECRET: randomBytes(32).toString('hex'),
+    TAG_NETWORK_PUBLIC_KEY: benchNetworkKey(),
   });
   await migrate(config);
   const ch = createClickHouse(config);
@@ -88,6 +90,8 @@ try {
     }
     log(`[${elapsed()}] ingested ${kind}: ${summary.accepted} of ${file.rows} rows (${summary.rejected} rejected)`);
   }
+  const apiKey = mintApiKey();
+  const tagRequests = await prepareTagRequests(config, ch, work, SNAPSHOT_ID, apiKey.key);
   // Idle workers poll Redis; they have no part in serving requests.
   await closeWorkers();
 
@@ -97,14 +101,13 @@ try {
   log(`[${elapsed()}] background merges done; active parts: ${parts}`);
 
   // --- callers: an API key that is never rate-limited, and unified tokens ----------------
-  const apiKey = mintApiKey();
   const now = Math.floor(Date.now() / 1000);
   await ch.insert('api_keys', [
     {
       key_id: apiKey.keyId,
       key_hash: apiKey.keyHash,
       name: 'bench',
-      domains: ['bench.localhost'],
+      domains: ['bench.localhost', ...TAG_DOMAINS],
       rate_limit_per_minute: 100_000_000,
       created_at: now,
       revoked_at: null,
@@ -152,7 +155,9 @@ try {
       requests: holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })),
     },
     { name: 'GET /healthz', url: apiUrl, requests: [{ method: 'GET', path: '/healthz' }] },
+    { name: 'GET /api/v1/tag (warm cache)', url: apiUrl, requests: tagRequests.warm },
   ];
+  const tagTarget = targets.at(-1)!;
   const [bareTarget, recommendTarget] = targets as [Target, Target, ...Target[]];
 
   // A real recommend page, served verbatim by the baseline: the same bytes to encode and send.
@@ -170,6 +175,7 @@ try {
   }
 
   // --- the load --------------------------------------------------------------------------
+  await prewarmTags(apiUrl, tagRequests.warm);
   log('');
   log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
   log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
@@ -182,7 +188,9 @@ try {
     broken += await reportFailures(target, target.peak);
     log(`[${elapsed()}] ${target.name}: ${Math.round(target.peak.requests.average)} req/s, p50 ${target.peak.latency.p50} ms, p99 ${target.peak.latency.p99} ms`);
   }
-  for (const target of [bareTarget, recommendTarget]) {
+  const coldTags = await measureOneAtATime(apiUrl, tagRequests.cold, 40);
+  const warmTags = await measureOneAtATime(apiUrl, tagRequests.warm, 1_000);
+  for (const target of [bareTarget, recommendTarget, tagTarget]) {
     const rate = Math.max(1, Math.floor(target.peak!.requests.average / 2));
     target.half = await load(target, DURATION, rate);
     target.halfRate = rate;
@@ -213,6 +221,7 @@ try {
   const p99 = recommendTarget.half!.latency.p99;
   log(`recommend req/s / bare req/s          ${ratio.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`);
   log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}`);
+  for (const line of tagVerdict(warmTags, coldTags)) log(line);
   log('(autocannon paces a rate per connection per second: each connection sends its share back to back at the start');
   log(' of every second, then idles, so "at half peak" is bursts at full concurrency rather than evenly spaced arrivals)');
   if (broken > 0) {

@@ -20,7 +20,8 @@ import { parseQuery, parseWith } from '../request-validation.ts';
 import { siweApiError, tokenApiError } from '../token-errors.ts';
 import { issueAddressToken, type AddressTokenVerifier } from '../tokens/address-token.ts';
 import type { NonceStore } from '../tokens/siwe-nonces.ts';
-import { verifySiweLogin, type SignatureVerifierClient } from '../tokens/siwe-verification.ts';
+import type { SignatureVerifierClient } from '../../shared/siwe/siwe-message-verification.ts';
+import { verifySiweLogin } from '../tokens/siwe-verification.ts';
 import type { SigningKeys } from '../tokens/signing-keys.ts';
 import { issueUnifiedToken } from '../tokens/unified-token.ts';
 

@@ -15,6 +15,9 @@ import {
 } from '../recommendations.ts';
 import { parseQuery } from '../request-validation.ts';
 import type { Caller } from '../middleware/unified-auth.ts';
+import type { OnDemandLists } from '../on-demand-lists.ts';
+import type { ServedLists } from '../served-lists.ts';
+import { REASON_KINDS } from '../../shared/serving.ts';
 
 export const recommendQuery = z.object({
   limit: z
@@ -56,6 +59,8 @@ export interface RecommendDeps {
   config: Config;
   ch: ClickHouse;
   cursors: CursorCodec;
+  served: ServedLists;
+  onDemand: OnDemandLists;
 }
 
 export function recommendRoute(deps: RecommendDeps): Router {
@@ -68,6 +73,15 @@ export function recommendRoute(deps: RecommendDeps): Router {
   });
 }
 
+/** One page's rows, whichever store they came from. */
+interface PageRows {
+  rows: RecommendationRow[];
+  /** Whether rows exist after the last one. */
+  more: boolean;
+  profiles: Map<string, Pick<ProfileSummary, 'name' | 'avatar'>>;
+  following: Set<string>;
+}
+
 async function recommendationPage(
   deps: RecommendDeps,
   newestSnapshot: () => Promise<number | undefined>,
@@ -75,26 +89,19 @@ async function recommendationPage(
   limit: number,
   cursor: string | undefined,
 ) {
-  const { ch } = deps;
   const position = cursor ? deps.cursors.decode(cursor, profileId) : undefined;
-  const snapshotId = position?.snapshotId ?? (await newestSnapshot());
+  const newest = await newestSnapshot();
+  const snapshotId = position?.snapshotId ?? newest;
   if (snapshotId === undefined) return { cursor: '', list: [] };
-  // The snapshot a cursor started in may have been dropped by retention since.
-  if (position && !(await isReadySnapshot(ch, snapshotId))) throw new ApiError('cursorExpired');
+  // A cursor from before a swap may point at a snapshot that retention has dropped since.
+  if (position && snapshotId !== newest && !(await isReadySnapshot(deps.ch, snapshotId))) throw new ApiError('cursorExpired');
 
-  // One row more than asked tells whether another page exists.
-  const rows = await recommendationsAfter(ch, snapshotId, profileId, position?.afterRank ?? 0, limit + 1);
-  const page = rows.slice(0, limit);
-  const candidates = page.map((r) => r.candidate_id);
-  const friends = page.filter((r) => r.reason_kind === 'friend_of_friend').map((r) => r.reason_subject);
-  const [profiles, following] = await Promise.all([
-    profileSummaries(ch, [...candidates, ...friends]),
-    followedAmong(ch, profileId, candidates),
-  ]);
-  const last = page.at(-1);
+  const afterRank = position?.afterRank ?? 0;
+  const { rows, more, profiles, following } = await pageRows(deps, snapshotId, profileId, afterRank, limit);
+  const last = rows.at(-1);
   return {
-    cursor: rows.length > limit && last ? deps.cursors.encode({ snapshotId, profileId, afterRank: last.rank }) : '',
-    list: page.map((r) => ({
+    cursor: more && last ? deps.cursors.encode({ snapshotId, profileId, afterRank: last.rank }) : '',
+    list: rows.map((r) => ({
       profileId: r.candidate_id,
       name: profiles.get(r.candidate_id)?.name ?? '',
       avatar: profiles.get(r.candidate_id)?.avatar ?? '',
@@ -104,8 +111,40 @@ async function recommendationPage(
   };
 }
 
+/**
+ * The serving copy in Redis answers the first SERVING_DEPTH ranks; deeper pages come from
+ * ClickHouse. A caller without a list (newer than the snapshot) gets one computed on demand.
+ */
+async function pageRows(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
+  // One entry more than asked tells whether another page exists.
+  let page = await deps.served.page(snapshotId, profileId, afterRank, limit + 1);
+  if (!page) {
+    const ready = await deps.onDemand.request(snapshotId, profileId);
+    page = ready ? await deps.served.page(snapshotId, profileId, afterRank, limit + 1) : undefined;
+    if (!page) throw new ApiError('recommendationsPending', undefined, { 'Retry-After': '2' });
+  }
+  if (page.more && afterRank + limit + 1 > page.stored) return pageFromClickHouse(deps.ch, snapshotId, profileId, afterRank, limit);
+  const rows = page.entries.slice(0, limit).map(([candidate_id, kind, reason_chain_id, reason_subject], i) => ({
+    rank: afterRank + i + 1,
+    candidate_id,
+    reason_kind: REASON_KINDS[kind - 1]!,
+    reason_chain_id,
+    reason_subject,
+  }));
+  return { rows, more: page.entries.length > limit, profiles: page.names, following: page.following };
+}
+
+async function pageFromClickHouse(ch: ClickHouse, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
+  const found = await recommendationsAfter(ch, snapshotId, profileId, afterRank, limit + 1);
+  const rows = found.slice(0, limit);
+  const candidates = rows.map((r) => r.candidate_id);
+  const friends = rows.filter((r) => r.reason_kind === 'friend_of_friend').map((r) => r.reason_subject);
+  const [profiles, following] = await Promise.all([profileSummaries(ch, [...candidates, ...friends]), followedAmong(ch, profileId, candidates)]);
+  return { rows, more: found.length > limit, profiles, following };
+}
+
 /** The four reason forms, exactly as the interface states them. */
-export function reasonText(config: Config, row: RecommendationRow, profiles: Map<string, ProfileSummary>): string {
+export function reasonText(config: Config, row: RecommendationRow, profiles: Map<string, Pick<ProfileSummary, 'name'>>): string {
   switch (row.reason_kind) {
     case 'social':
       return `Following on ${config.SOCIAL_NETWORK_NAME}`;

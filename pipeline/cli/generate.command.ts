@@ -49,6 +49,7 @@ const optionsSchema = z.object({
   out: z.string({ error: '--out is required' }).trim().min(1, '--out must name a directory'),
   kinds: kindList,
   chainId: wholeNumber('--chain-id', 1, 4_294_967_295),
+  appFollowScale: z.coerce.number({ error: '--app-follow-scale must be a number' }).gt(0, '--app-follow-scale must be above 0').max(100, '--app-follow-scale must be at most 100'),
 });
 
 type GenerateCliOptions = z.infer<typeof optionsSchema>;
@@ -61,6 +62,7 @@ export function generateCommand(): Command {
     .option('--out <dir>', 'output directory (created if missing; files are overwritten)')
     .option('--kinds <list>', `only these kinds, comma-separated: ${generatedKinds.join(', ')}`)
     .option('--chain-id <id>', 'chain id written into on-chain records', '1')
+    .option('--app-follow-scale <x>', 'multiply the in-app follows per profile (1 = about 7 each)', '1')
     .addHelpText(
       'after',
       [
@@ -90,6 +92,7 @@ async function generate(options: GenerateCliOptions): Promise<void> {
       outDir: options.out,
       kinds: options.kinds,
       chainId: options.chainId,
+      appFollowScale: options.appFollowScale,
       onProgress: progress.update,
     });
   } finally {

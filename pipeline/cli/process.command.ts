@@ -4,9 +4,13 @@
  */
 import { Command } from 'commander';
 import { kindNames, isKindName, type KindName } from '../../shared/records/kinds.ts';
+import { createMetricsRegistry } from '../../shared/metrics/metrics-registry.ts';
 import { openProcessContext } from '../../shared/process-context.ts';
+import { startAdminServer } from '../admin/admin-server.ts';
+import { createPipelineMetrics } from '../metrics/pipeline-metrics.ts';
 import { startScheduler } from '../scheduler.ts';
 import { startWorkers } from '../workers.ts';
+import { serveWorkersHttp } from '../workers-http-server.ts';
 
 export function workersCommand(): Command {
   return new Command('workers')
@@ -16,8 +20,13 @@ export function workersCommand(): Command {
       const kinds = parseKinds(options.kinds);
       const context = await openProcessContext({ name: 'workers' });
       context.shutdown.exitOnSignals();
-      const running = await startWorkers(context.config, context.logger, kinds ? { kinds } : {});
+      const metrics = createPipelineMetrics(createMetricsRegistry());
+      const running = await startWorkers(context.config, context.logger, { ...(kinds ? { kinds } : {}), metrics });
+      const http = await serveWorkersHttp(context.config, context.logger, running);
+      // Shutdown runs these newest first: not ready, then finish the jobs, then stop serving /metrics.
+      context.shutdown.add('workers http server', () => http.close());
       context.shutdown.add('workers', () => running.close());
+      context.shutdown.add('readiness', () => http.markDraining());
     });
 }
 
@@ -25,7 +34,7 @@ const RECONCILE_EVERY_MS = 10 * 60_000;
 
 export function schedulerCommand(): Command {
   return new Command('scheduler')
-    .description('Reconcile the declared job schedulers with BullMQ, then stay up until SIGTERM')
+    .description('Reconcile the declared job schedulers with BullMQ, then serve the queue dashboard (ADMIN_PORT) until SIGTERM')
     .option('--once', 'reconcile and exit')
     .action(async (options: { once?: boolean }) => {
       const context = await openProcessContext({ name: 'scheduler' });
@@ -35,6 +44,8 @@ export function schedulerCommand(): Command {
         return;
       }
       context.shutdown.exitOnSignals();
+      const admin = await startAdminServer(context.config, context.logger);
+      context.shutdown.add('admin server', () => admin.close());
       // Reconciling again now and then repairs schedulers lost with a flushed Redis.
       const timer = setInterval(() => {
         startScheduler(context.config, context.logger).catch((error: Error) =>

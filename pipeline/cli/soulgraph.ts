@@ -4,9 +4,14 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../shared/config.ts';
 import { apikeyCommand } from './apikey.command.ts';
+import { custodianCommand } from './custodian.command.ts';
+import { evalCommand } from './eval.command.ts';
 import { generateCommand } from './generate.command.ts';
 import { ingestCommand } from './ingest.command.ts';
+import { materializeCommand } from './materialize.command.ts';
 import { migrateCommand } from './migrate.command.ts';
+import { retryCommand } from './retry.command.ts';
+import { schedulesCommand } from './schedules.command.ts';
 import { schedulerCommand, workersCommand } from './process.command.ts';
 import { startCommand } from './start.command.ts';
 import { secretsCommand } from './secrets.command.ts';
@@ -19,13 +24,18 @@ const program = new Command('soulgraph')
   .exitOverride()
   .addCommand(startCommand())
   .addCommand(ingestCommand())
+  .addCommand(materializeCommand())
+  .addCommand(evalCommand())
   .addCommand(statusCommand())
   .addCommand(migrateCommand())
   .addCommand(generateCommand())
   .addCommand(workersCommand())
   .addCommand(schedulerCommand())
   .addCommand(apikeyCommand())
-  .addCommand(secretsCommand());
+  .addCommand(secretsCommand())
+  .addCommand(custodianCommand())
+  .addCommand(schedulesCommand())
+  .addCommand(retryCommand());
 
 // exitOverride is not inherited by added commands: every level must throw, not exit(1).
 exitOverrideEverywhere(program);

@@ -16,6 +16,8 @@ import type { KindName } from '../../shared/records/kinds.ts';
 import { generateWorld } from '../generate/world-generator.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
 import { openProcessContext, type ProcessContext } from '../../shared/process-context.ts';
+import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
+import { CUSTODIAN_SERVER, custodyKeyDir, DEFAULT_NODES, DEFAULT_THRESHOLD } from './custodian.command.ts';
 import { createProgressDisplay } from './progress-display.ts';
 import { tableReport } from './status.command.ts';
 
@@ -47,18 +49,19 @@ export function startCommand(): Command {
       context.shutdown.exitOnSignals();
       startChild(context, 'workers', [SOULGRAPH_BIN, 'workers']);
       startChild(context, 'scheduler', [SOULGRAPH_BIN, 'scheduler']);
-      startChild(context, 'api', ['--import', 'tsx', API_SERVER]);
+      const custody = await startLocalCustodians(context, say);
+      startChild(context, 'api', ['--import', 'tsx', API_SERVER], custody.apiEnv);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
         await ingestDemoWorld(context, say);
       }
       const ch = createClickHouse(context.config);
       const report = await tableReport(ch).finally(() => ch.close());
-      process.stdout.write(`\n${report.join('\n')}\n\n${nextSteps(context.config)}\n`);
+      process.stdout.write(`\n${report.join('\n')}\n\n${nextSteps(context.config)}\n${custody.summary}\n`);
     });
 }
 
 /** A child that dies on its own takes the whole service down: failing loudly beats running half a pipeline. */
-function startChild(context: ProcessContext, name: string, nodeArgs: string[]): ChildProcess {
+function startChild(context: ProcessContext, name: string, nodeArgs: string[], env: Record<string, string> = {}): ChildProcess {
   const { config } = context;
   const child = spawn(process.execPath, nodeArgs, {
     env: {
@@ -66,6 +69,7 @@ function startChild(context: ProcessContext, name: string, nodeArgs: string[]): 
       CLICKHOUSE_URL: config.CLICKHOUSE_URL,
       REDIS_URL: config.REDIS_URL,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -87,6 +91,33 @@ function startChild(context: ProcessContext, name: string, nodeArgs: string[]): 
     await exited;
   });
   return child;
+}
+
+/**
+ * The local custody network of the tag endpoint (docs/tags.md): keys made on first start
+ * (5 custodians, threshold 3) in CUSTODIAN_KEY_DIR, one process per share. With
+ * TAG_NETWORK_PUBLIC_KEY set (the Lit network's key, say), no local custodian runs.
+ */
+async function startLocalCustodians(context: ProcessContext, say: (line: string) => void): Promise<{ apiEnv: Record<string, string>; summary: string }> {
+  const { config } = context;
+  if (config.TAG_NETWORK_PUBLIC_KEY) return { apiEnv: {}, summary: 'tags: encrypted to TAG_NETWORK_PUBLIC_KEY; no local custodians started' };
+  const dir = custodyKeyDir(config);
+  const network = await readNetworkFile(dir).catch(async () => {
+    say(`no custody keys in ${dir}: generating ${DEFAULT_THRESHOLD}-of-${DEFAULT_NODES} keys (${NETWORK_FILE} and one share file per custodian)`);
+    return generateCustodyKeys(dir, DEFAULT_NODES, DEFAULT_THRESHOLD);
+  });
+  const urls = network.custodians.map(({ index }) => {
+    const port = config.CUSTODIAN_PORT + index - 1;
+    startChild(context, `custodian-${index}`, ['--import', 'tsx', CUSTODIAN_SERVER], {
+      CUSTODIAN_SHARE_FILE: path.join(dir, shareFileName(index)),
+      CUSTODIAN_PORT: String(port),
+    });
+    return `http://127.0.0.1:${port}`;
+  });
+  return {
+    apiEnv: { TAG_NETWORK_PUBLIC_KEY: network.publicKey },
+    summary: `tags: ${network.nodes} custodians (any ${network.threshold} decrypt) at ${urls.join(', ')}; network key ${network.publicKey} (docs/sdk.md)`,
+  };
 }
 
 async function isEmpty(config: Config): Promise<boolean> {
@@ -128,7 +159,9 @@ function nextSteps(config: Config): string {
     '  npx soulgraph status                       queue depths, failures, rows per table',
     '  npx soulgraph ingest transactions --format ethereum-etl ../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv',
     `  curl '${config.CLICKHOUSE_URL}/?query=SELECT+count()+FROM+${config.CLICKHOUSE_DATABASE}.transactions+FINAL'`,
-    `  (read-only analysts' account: user analyst, password analyst, on the same URL)`,
+    `  (read-only analysts' account: user analyst, password analyst, on the same URL; docs/analysts.md)`,
+    `  metrics: http://127.0.0.1:${config.API_PORT}/metrics and http://127.0.0.1:${config.WORKERS_HTTP_PORT}/metrics`,
+    `  queue dashboard: http://127.0.0.1:${config.ADMIN_PORT}/admin/queues ${config.ADMIN_PASSWORD ? `(user ${config.ADMIN_USER})` : '(set ADMIN_PASSWORD to open it)'}`,
     'Ctrl-C stops everything.',
   ].join('\n');
 }

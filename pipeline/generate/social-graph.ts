@@ -19,6 +19,8 @@ import type { World } from './world.ts';
 
 interface FollowShape {
   readonly kind: 'social-follows' | 'follows';
+  /** Whether World.appFollowScale scales the degrees. */
+  readonly scaled: boolean;
   /** Out-degree ~ Pareto(minDegree, degreeAlpha), capped: most follow a few, some follow many. */
   readonly minDegree: number;
   readonly degreeAlpha: number;
@@ -42,6 +44,7 @@ const LATEST_FOLLOW = CHAIN_END - 2 * DAY;
 
 const socialShape: FollowShape = {
   kind: 'social-follows',
+  scaled: false,
   minDegree: 8,
   degreeAlpha: 1.8,
   maxDegree: 1_000,
@@ -61,6 +64,7 @@ const socialShape: FollowShape = {
 
 const appShape: FollowShape = {
   kind: 'follows',
+  scaled: true,
   minDegree: 3,
   degreeAlpha: 1.8,
   maxDegree: 300,
@@ -110,7 +114,8 @@ function followsOf(world: World, shape: FollowShape, stream: number, follower: n
 
 /** Whom `follower` chooses to follow: distinct, never itself, only profiles on this network. */
 function picksOf(world: World, shape: FollowShape, follower: number, rng: Rng): Pick[] {
-  const wanted = Math.min(shape.maxDegree, world.profiles - 1, Math.floor(rng.pareto(shape.minDegree, shape.degreeAlpha)));
+  const scale = shape.scaled ? world.appFollowScale : 1;
+  const wanted = Math.min(shape.maxDegree * scale, world.profiles - 1, Math.floor(rng.pareto(shape.minDegree * scale, shape.degreeAlpha)));
   const picks: Pick[] = [];
   const chosen = new Set<number>();
   for (let attempt = 0; picks.length < wanted && attempt < wanted * 3; attempt++) {

@@ -35,6 +35,8 @@ export interface GenerateOptions {
   kinds?: KindName[];
   /** Default 1 (Ethereum mainnet). */
   chainId?: number;
+  /** Multiplies the in-app follows per profile (default 1: about 7 on average); benchmarks use denser graphs. */
+  appFollowScale?: number;
   onProgress?: (p: GenerateProgress) => void;
 }
 
@@ -72,7 +74,7 @@ export function isGeneratedKind(name: string): name is GeneratedKind {
 
 export async function generateWorld(o: GenerateOptions): Promise<WorldManifest> {
   const selected = selectedKinds(o);
-  const world = createWorld(o.seed, o.profiles, o.chainId ?? 1);
+  const world = createWorld(o.seed, o.profiles, o.chainId ?? 1, o.appFollowScale ?? 1);
   await mkdir(o.outDir, { recursive: true });
   const files: WorldManifest['files'] = {};
   for (const kind of selected) {
@@ -95,6 +97,9 @@ function selectedKinds(o: GenerateOptions): GeneratedKind[] {
   }
   if (o.chainId !== undefined && (!Number.isInteger(o.chainId) || o.chainId < 1 || o.chainId > 4_294_967_295)) {
     throw new RangeError(`chainId must be a whole number from 1 to 4294967295, got ${o.chainId}`);
+  }
+  if (o.appFollowScale !== undefined && !(o.appFollowScale > 0 && o.appFollowScale <= 100)) {
+    throw new RangeError(`appFollowScale must be above 0 and at most 100, got ${o.appFollowScale}`);
   }
   const unknown = (o.kinds ?? []).filter((k) => !isGeneratedKind(k));
   if (unknown.length > 0) throw new RangeError(`cannot generate kind(s): ${unknown.join(', ')}`);

@@ -14,14 +14,17 @@ export interface World {
   readonly ids: HexIds;
   readonly communities: Communities;
   readonly popularity: Popularity;
+  /** Multiplies how many profiles each profile follows in the app (1 = about 7 on average). */
+  readonly appFollowScale: number;
 }
 
-export function createWorld(seed: number, profiles: number, chainId: number): World {
+export function createWorld(seed: number, profiles: number, chainId: number, appFollowScale = 1): World {
   const key = seedOf(seed);
   return {
     seed: key,
     profiles,
     chainId,
+    appFollowScale,
     ids: new HexIds(key),
     communities: Communities.layout(profiles, rngFor(key, streamKey('communities'), 0)),
     popularity: Popularity.rank(profiles, rngFor(key, streamKey('popularity'), 0)),

@@ -2,17 +2,21 @@
  * The work of one ingest job: validate the chunk, then write its rows and its rejects to
  * ClickHouse before the job completes. Every table's natural key makes the writes
  * idempotent, so a job retried after dying half way leaves the same logical rows.
+ *
+ * Profiles and follows are also written through to the serving copy in Redis (names and
+ * `following` are read live by the API), after ClickHouse has them.
  */
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { IngestJob, IngestResult } from '../../shared/queues.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
+import type { FollowRow, ProfileSummaryRow, ServingWriter } from '../serving/serving-writer.ts';
 import { linkProfileIdentities } from './profile-identities.ts';
 import { validRows, type AcceptedRow, type Reject } from './validate-chunk.ts';
 
 const REJECT_SAMPLES = 20;
 const MAX_RAW_BYTES = 4096;
 
-export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string): Promise<IngestResult> {
+export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string, serving?: ServingWriter): Promise<IngestResult> {
   const now = Math.floor(Date.now() / 1000);
   const rejects: Reject[] = [];
   const table = recordKinds[job.kind].table;
@@ -24,7 +28,13 @@ export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string)
     const linked = await linkProfileIdentities(ch, [...validRows(job, rejects)], rawLines(job));
     rejects.push(...linked.rejects);
     await ch.insert('profile_identities', linked.identities as unknown as Record<string, unknown>[]);
-    accepted = await ch.insert(table, linked.accepted.map(stamp));
+    const rows = linked.accepted.map(stamp);
+    accepted = await ch.insert(table, rows);
+    await serving?.profiles(rows as unknown as ProfileSummaryRow[]);
+  } else if (job.kind === 'follows' && serving) {
+    const rows = [...map(validRows(job, rejects), stamp)];
+    accepted = await ch.insert(table, rows);
+    await serving.follows(rows as unknown as FollowRow[]);
   } else {
     accepted = await ch.insert(table, map(validRows(job, rejects), stamp));
   }

@@ -8,6 +8,8 @@ import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { ingestJobSchema, ingestQueueName, type IngestResult } from '../../shared/queues.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
+import type { ServingWriter } from '../serving/serving-writer.ts';
+import type { PipelineMetrics } from '../metrics/pipeline-metrics.ts';
 import { ingestChunk } from './ingest-chunk.ts';
 
 export interface IngestWorkerDeps {
@@ -15,6 +17,9 @@ export interface IngestWorkerDeps {
   clickhouse: ClickHouse;
   connection: ConnectionOptions;
   logger: Logger;
+  /** Where profiles and follows are written through for the API. */
+  serving?: ServingWriter;
+  metrics?: PipelineMetrics;
 }
 
 /** Profiles are linked to identifiers read-then-write: one chunk at a time (see profile-identities.ts). */
@@ -32,8 +37,10 @@ export function createIngestWorker(kind: KindName, deps: IngestWorkerDeps): Work
         throw new UnrecoverableError(`invalid ${queueName} payload: ${payload.error?.message ?? 'wrong kind'}`);
       }
       const started = performance.now();
-      const result = await ingestChunk(deps.clickhouse, payload.data, job.id ?? 'unknown');
+      const result = await ingestChunk(deps.clickhouse, payload.data, job.id ?? 'unknown', deps.serving);
       const ms = Math.round(performance.now() - started);
+      deps.metrics?.rowsIngested.inc({ kind, outcome: 'accepted' }, result.accepted);
+      deps.metrics?.rowsIngested.inc({ kind, outcome: 'rejected' }, result.rejected);
       log.debug({ jobId: job.id, accepted: result.accepted, rejected: result.rejected, ms }, 'chunk ingested');
       return result;
     },
@@ -47,7 +54,6 @@ export function createIngestWorker(kind: KindName, deps: IngestWorkerDeps): Work
       name: `soulgraph-${kind}`,
     },
   );
-  worker.on('failed', (job, error) => log.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: error.message }, 'job failed'));
-  worker.on('error', (error) => log.error({ err: error.message }, 'worker error'));
+  // Failures and worker errors are logged for every worker by observeJobs (job-observer.ts).
   return worker;
 }

@@ -10,12 +10,14 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { dropSnapshotPartitions } from './snapshot-partitions.ts';
+import { WORKING_TABLES } from './working-set.ts';
 
 export type SnapshotStatus = 'building' | 'ready' | 'failed' | 'dropped';
 
-/** Tables written under a snapshot id (PARTITION BY snapshot_id). */
-export const SNAPSHOT_TABLES = ['recommendations', 'profile_tags'] as const;
+/** Tables written under a snapshot id (partitioned by it), all dropped with the snapshot. */
+export const SNAPSHOT_TABLES = ['recommendations', 'profile_tags', ...WORKING_TABLES] as const;
 
 const snapshotRow = z.object({
   snapshot_id: z.coerce.number(),
@@ -76,10 +78,7 @@ export async function dropExpiredSnapshots(ch: ClickHouse, policy: RetentionPoli
     (s) => s.status !== 'dropped' && !keptReady.has(s.snapshot_id) && now - s.updated_at >= policy.minAgeSeconds,
   );
   for (const snapshot of expired) {
-    for (const table of SNAPSHOT_TABLES) {
-      // The partition of a UInt32 key is named by its number.
-      await ch.command(sql`ALTER TABLE ${identifier(table)} DROP PARTITION ${snapshot.snapshot_id}`);
-    }
+    await dropSnapshotPartitions(ch, SNAPSHOT_TABLES, snapshot.snapshot_id);
     await setSnapshotStatus(ch, snapshot.snapshot_id, 'dropped', now);
   }
   return expired.map((s) => s.snapshot_id);

@@ -4,7 +4,7 @@
  * client per process and close it on shutdown.
  */
 import { Readable } from 'node:stream';
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { sql, type SqlFragment } from './sql-literal.ts';
@@ -13,9 +13,11 @@ import { tabSeparated } from './tab-separated.ts';
 export interface ClickHouse {
   readonly database: string;
   /** Runs a SELECT; every row is validated by `row`, so a schema drift fails loudly here. */
-  query<Row extends z.ZodType>(statement: SqlFragment, row: Row): Promise<z.output<Row>[]>;
+  query<Row extends z.ZodType>(statement: SqlFragment, row: Row, settings?: QuerySettings): Promise<z.output<Row>[]>;
+  /** A SELECT's rows one at a time, as ClickHouse sends them (for results too big to hold). */
+  stream<Row extends z.ZodType>(statement: SqlFragment, row: Row, settings?: QuerySettings): AsyncGenerator<z.output<Row>>;
   /** DDL and other statements without a result. */
-  command(statement: SqlFragment): Promise<void>;
+  command(statement: SqlFragment, settings?: QuerySettings): Promise<void>;
   /**
    * One INSERT of all rows, which must share the first row's columns; ClickHouse writes a
    * block of up to ~1 M rows atomically. Rows may come lazily (a generator): they are
@@ -26,6 +28,9 @@ export interface ClickHouse {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** Per-statement ClickHouse settings (max_memory_usage, max_execution_time, ...). */
+export type QuerySettings = ClickHouseSettings;
 
 export interface ClickHouseOptions {
   /** Override the configured database (tests use one database per file). */
@@ -64,19 +69,20 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
 
   return {
     database,
-    async query(statement, row) {
-      const result = await client.query({ query: statement.text, format: 'JSONEachRow' });
+    async query(statement, row, settings) {
+      const result = await client.query({ query: statement.text, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
       const rows = await result.json<unknown>();
-      return rows.map((r, i) => {
-        const parsed = row.safeParse(r);
-        if (!parsed.success) {
-          throw new Error(`ClickHouse row ${i} does not match the expected shape: ${parsed.error.message}`);
-        }
-        return parsed.data;
-      });
+      return rows.map((r, i) => checkedRow(row, r, i));
     },
-    async command(statement) {
-      await client.command({ query: statement.text });
+    async *stream(statement, row, settings) {
+      const result = await client.query({ query: statement.text, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
+      let i = 0;
+      for await (const rows of result.stream()) {
+        for (const r of rows) yield checkedRow(row, r.json(), i++);
+      }
+    },
+    async command(statement, settings) {
+      await client.command({ query: statement.text, ...(settings ? { clickhouse_settings: settings } : {}) });
     },
     async insert(table, rows) {
       const iterator = rows[Symbol.iterator]();
@@ -90,6 +96,13 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     ping: async () => (await client.ping()).success,
     close: () => client.close(),
   };
+}
+
+/** Every row read is validated, so that a schema drift fails loudly at the read. */
+function checkedRow<Row extends z.ZodType>(row: Row, value: unknown, index: number): z.output<Row> {
+  const parsed = row.safeParse(value);
+  if (!parsed.success) throw new Error(`ClickHouse row ${index} does not match the expected shape: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 const ROWS_PER_BATCH = 1_000;

@@ -118,6 +118,13 @@ function serverConfigXml(dir: string, ports: Ports): string {
     <default_database>default</default_database>
     <timezone>UTC</timezone>
     <mlock_executable>false</mlock_executable>
+    <!-- Statements run with log_queries = 1 (the nightly materialization's) land here: duration, rows, peak memory. -->
+    <query_log>
+        <database>system</database>
+        <table>query_log</table>
+        <partition_by>toYYYYMM(event_date)</partition_by>
+        <flush_interval_milliseconds>7500</flush_interval_milliseconds>
+    </query_log>
 </yandex>
 `;
 }

@@ -2,8 +2,12 @@
  * A running API for end-to-end tests: the real app on a free port over real HTTP, with
  * in-process pipeline workers so that what the API enqueues is written to ClickHouse.
  */
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll } from 'vitest';
 import { startApi, type RunningApi } from '../../api/server.ts';
+import { loadSigningKeys } from '../../api/tokens/signing-keys.ts';
+import { issueUnifiedToken } from '../../api/tokens/unified-token.ts';
 import { generateSigningKeyJwk, type PrivateEcJwk } from '../../shared/signing-key-jwk.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
@@ -18,6 +22,10 @@ export interface ApiHarness extends TestEnvironment {
   call(path: string, init?: RequestInit & { apiKey?: string }): Promise<{ status: number; headers: Headers; body: any }>;
   /** A new ApiKey made with the real CLI (`soulgraph apikey create`). */
   createApiKey(args?: string[]): Promise<{ key: string; keyId: string }>;
+  /** A unified token for a profile, signed with the API's key (for profiles whose wallets the test does not hold). */
+  unifiedTokenFor(profileId: string, address: string): Promise<string>;
+  /** Signs a wallet in as an app would (nonce, SIWE, address token, /auth); returns the unified token. */
+  signInWallet(apiKey: string, account: PrivateKeyAccount, domain?: string): Promise<string>;
 }
 
 export function useApi(overrides: Record<string, string> = {}): ApiHarness {
@@ -33,7 +41,7 @@ export function useApi(overrides: Record<string, string> = {}): ApiHarness {
     harness.signingJwk = holder.jwk;
     const config = parseConfig({ ...env.env, API_SIGNING_KEYS: JSON.stringify([holder.jwk]) });
     env.config = config;
-    workers = await startWorkers(config, silentLogger, { kinds: ['profiles', 'invites', 'follows', 'sbt-mints'], maintenance: false });
+    workers = await startWorkers(config, silentLogger, { kinds: ['profiles', 'invites', 'follows', 'sbt-mints'], maintenance: false, materialize: true });
     api = await startApi(config, silentLogger, 0);
     harness.url = `http://127.0.0.1:${api.port}`;
   });
@@ -58,9 +66,36 @@ export function useApi(overrides: Record<string, string> = {}): ApiHarness {
   harness.createApiKey = async (args = ['--name', 'acme', '--domain', 'app.acme.xyz']) => {
     const { code, output } = await runSoulgraph(['apikey', 'create', ...args], env.env);
     if (code !== 0) throw new Error(`apikey create failed: ${output}`);
-    const key = /\b(sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32})\b/.exec(output)?.[1];
+    // Not \b: a key may end in '-', which is no word character.
+    const key = /(?<![\w-])(sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32})(?![\w-])/.exec(output)?.[1];
     if (!key) throw new Error(`no key in: ${output}`);
     return { key, keyId: key.split('_')[1]! };
+  };
+  harness.unifiedTokenFor = async (profileId, address) =>
+    issueUnifiedToken(await loadSigningKeys(harness.config), harness.config, { profileId, address });
+  harness.signInWallet = async (apiKey, account, domain = 'app.acme.xyz') => {
+    const nonce = await harness.call('/api/v1/auth/nonce', { apiKey });
+    const message = createSiweMessage({
+      domain,
+      address: account.address,
+      uri: `https://${domain}/login`,
+      version: '1',
+      chainId: 1,
+      nonce: nonce.body.data.nonce,
+      issuedAt: new Date(),
+      expirationTime: new Date(Date.now() + 5 * 60_000),
+    });
+    const signature = await account.signMessage({ message });
+    const address = await harness.call('/api/v1/auth/address-token', { apiKey, method: 'POST', body: JSON.stringify({ message, signature }) });
+    if (address.body.code !== '0') throw new Error(`address token: ${JSON.stringify(address.body)}`);
+    const unified = await harness.call('/api/v1/auth', {
+      apiKey,
+      method: 'POST',
+      headers: { 'I-Authorization': `Bearer ${address.body.data.token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    if (unified.body.code !== '0') throw new Error(`auth: ${JSON.stringify(unified.body)}`);
+    return unified.body.data.token;
   };
   return harness;
 }

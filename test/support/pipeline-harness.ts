@@ -12,6 +12,8 @@ import type { IngestFormat } from '../../shared/queues.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { runIngest, type IngestSummary } from '../../pipeline/ingest/ingest-run.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
+import { enqueueRun, watchRun, type RunView } from '../../pipeline/materialize/run-watch.ts';
+import type { Config } from '../../shared/config.ts';
 import type { TestEnvironment } from './test-environment.ts';
 
 export const silentLogger = pino({ level: 'silent' });
@@ -59,4 +61,24 @@ const count = z.object({ n: z.coerce.number() });
 export async function logicalRows(env: TestEnvironment, table: string): Promise<number> {
   const [row] = await env.ch.query(sql`SELECT count() AS n FROM ${identifier(table)} FINAL`, count);
   return row!.n;
+}
+
+/** Runs the nightly materialization now, with in-process workers, and waits for its end. */
+export async function materializeNow(env: TestEnvironment, config: Config = env.config): Promise<RunView> {
+  const workers = await startWorkers(config, silentLogger, { kinds: [], maintenance: false, materialize: true });
+  try {
+    return await watchRun(config, await enqueueRun(config, 'test'), () => {}, 100);
+  } finally {
+    await workers.close();
+  }
+}
+
+/** Ingests records of several kinds, in the order given, through the real queues. */
+export async function ingestRecords(env: TestEnvironment, records: Partial<Record<KindName, unknown[]>>): Promise<void> {
+  for (const [kind, rows] of Object.entries(records) as [KindName, unknown[]][]) {
+    const summary = await ingestFiles(env, kind, [await writeJsonLines(`${kind}.jsonl`, rows)]);
+    if (summary.rejected > 0 || summary.failedChunks.length > 0) {
+      throw new Error(`${kind}: ${JSON.stringify(summary.rejectSamples)} ${JSON.stringify(summary.failedChunks)}`);
+    }
+  }
 }

@@ -25,6 +25,9 @@ export function testEnvironmentVariables(overrides: Record<string, string> = {})
     QUEUE_PREFIX: `test-${id}`,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'test',
+    // Test files run in parallel: servers a process starts take any free port.
+    WORKERS_HTTP_PORT: '0',
+    ADMIN_PORT: '0',
     ...overrides,
   };
 }

@@ -219,6 +219,65 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('docker-compose.yml, operations', () => {
+  const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Record<string, unknown>> };
+  const services = compose.services;
+  const LONG_RUNNING = ['clickhouse', 'redis', 'workers', 'scheduler', 'api'];
+  /** The setting that names the port each soulgraph process serves HTTP on. */
+  const PORT_SETTING: Record<string, 'API_PORT' | 'ADMIN_PORT' | 'WORKERS_HTTP_PORT'> = { api: 'API_PORT', scheduler: 'ADMIN_PORT', workers: 'WORKERS_HTTP_PORT' };
+  const healthcheckText = (name: string) => ((services[name]!.healthcheck as { test?: unknown } | undefined)?.test as string[] | undefined)?.join(' ') ?? '';
+  const configOf = (name: string) =>
+    parseConfig(Object.fromEntries(Object.entries(environmentOf(services[name]!)).map(([k, v]) => [k, interpolateDefaults(v)])));
+
+  it.each(LONG_RUNNING)('gives %s a healthcheck and a restart policy', (name) => {
+    expect(healthcheckText(name), name).not.toBe('');
+    expect(services[name]!.restart).toBe('unless-stopped');
+  });
+
+  it('runs migrate once, without restarts', () => {
+    expect(services.migrate!.restart).toBe('no');
+  });
+
+  it('keeps ClickHouse and Redis data in named volumes', () => {
+    expect(services.clickhouse!.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/^clickhouse-data:\/var\/lib\/clickhouse$/)]));
+    expect(services.redis!.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/^redis-data:\/data$/)]));
+  });
+
+  it('gives ClickHouse a backup disk on a volume of its own (docs/operations.md, Backups)', () => {
+    const volumes = services.clickhouse!.volumes as string[];
+    expect(volumes).toContain('./deploy/clickhouse/config.d/backups.xml:/etc/clickhouse-server/config.d/backups.xml:ro');
+    const xml = read('deploy/clickhouse/config.d/backups.xml');
+    const path = /<disks>[\s\S]*<backups>[\s\S]*?<path>([^<]+)<\/path>/.exec(xml)?.[1];
+    expect(xml).toMatch(/<allowed_disk>backups<\/allowed_disk>/);
+    expect(volumes).toContain(`clickhouse-backups:${path!.replace(/\/$/, '')}`);
+    expect(read('docs/operations.md')).toContain("TO Disk('backups', ");
+  });
+
+  it.each(Object.entries(PORT_SETTING))('serves %s on the port its setting gives, and checks its health there', (name, setting) => {
+    const port = configOf(name)[setting];
+    const published = ((services[name]!.ports as string[] | undefined) ?? []).map((p) => Number(p.split(':').at(-1)));
+    const exposed = ((services[name]!.expose as string[] | undefined) ?? []).map(Number);
+    expect([...published, ...exposed], name).toContain(port);
+    expect(healthcheckText(name)).toContain(`http://127.0.0.1:${port}/`);
+  });
+
+  it('publishes every port on 127.0.0.1 only', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const port of (service.ports as string[] | undefined) ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:/);
+    }
+  });
+
+  it("mounts the analyst account into ClickHouse, with a profile that is read-only", () => {
+    const mount = (services.clickhouse!.volumes as string[]).find((v) => v.includes('analyst.xml'));
+    expect(mount).toBe('./deploy/clickhouse/users.d/analyst.xml:/etc/clickhouse-server/users.d/analyst.xml:ro');
+    const xml = read('deploy/clickhouse/users.d/analyst.xml').replace(/<!--[\s\S]*?-->/g, '');
+    const profile = /<users>[\s\S]*<analyst>[\s\S]*?<profile>([^<]+)<\/profile>[\s\S]*?<\/analyst>/.exec(xml)?.[1];
+    expect(profile).toBeDefined();
+    const settings = new RegExp(`<profiles>[\\s\\S]*<${profile}>([\\s\\S]*?)</${profile}>`).exec(xml)?.[1] ?? '';
+    expect(settings).toMatch(/<readonly>1<\/readonly>/);
+  });
+});
+
 describe('.env.example', () => {
   const entries = read('.env.example')
     .split('\n')

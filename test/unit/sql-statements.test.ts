@@ -116,10 +116,22 @@ describe('migrations', () => {
     expect(files[0]).toBe('001_profiles.sql');
   });
 
-  it.each(files)('%s splits into statements that each start with CREATE', (file) => {
+  /**
+   * Migrations only create, so that re-running one after a crash changes nothing. The
+   * exceptions, each with its reason: 010 rebuilds recommendations (derived rows, a new
+   * partition key) and marks the snapshots that pointed at the old rows dropped.
+   */
+  const NOT_CREATE: Record<string, RegExp[]> = {
+    '010_materialization.sql': [/^DROP TABLE IF EXISTS recommendations$/, /^INSERT INTO recommendation_snapshots /],
+  };
+
+  it.each(files)('%s splits into statements that each start with CREATE, but for the listed exceptions', (file) => {
     const statements = read(file);
     expect(statements.length).toBeGreaterThan(0);
-    for (const statement of statements) expect(statement).toMatch(/^CREATE\s/);
+    const exceptions = NOT_CREATE[file] ?? [];
+    for (const statement of statements) {
+      if (!exceptions.some((e) => e.test(statement))) expect(statement).toMatch(/^CREATE\s/);
+    }
   });
 
   it.each(files)('%s gives every column of every CREATE TABLE a COMMENT', (file) => {

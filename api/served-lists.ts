@@ -1,0 +1,97 @@
+/**
+ * Reads one page of a caller's recommendations from the serving copy in Redis
+ * (shared/serving.ts) in one round trip: a Lua script slices the stored list and looks up,
+ * in the same step, the names of everyone on the page and whom of them the caller follows.
+ */
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { servedEntrySchema, servingKeys, type ServedEntry } from '../shared/serving.ts';
+
+/**
+ * KEYS: list, profiles hash, caller's following hash. ARGV: after (rank), count.
+ * Returns nil when there is no list, else JSON {m, n, e: entries after `after` (at most
+ * count), p: [profile summary per id in `ids`], f: [follow state per entry], ids}.
+ */
+const READ_PAGE = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return nil end
+local list = cjson.decode(raw)
+local after = tonumber(ARGV[1])
+local count = tonumber(ARGV[2])
+local page = {}
+local ids = {}
+local candidates = {}
+for i = after + 1, math.min(after + count, #list.e) do
+  local entry = list.e[i]
+  page[#page + 1] = entry
+  candidates[#candidates + 1] = entry[1]
+  ids[#ids + 1] = entry[1]
+  if entry[2] == 4 then ids[#ids + 1] = entry[4] end
+end
+local summaries = {}
+local following = {}
+if #page > 0 then
+  summaries = redis.call('HMGET', KEYS[2], unpack(ids))
+  following = redis.call('HMGET', KEYS[3], unpack(candidates))
+end
+for i = 1, #ids do if not summaries[i] then summaries[i] = cjson.null end end
+for i = 1, #candidates do if not following[i] then following[i] = cjson.null end end
+return cjson.encode({ m = list.m, n = #list.e, e = page, ids = ids, p = summaries, f = following })`;
+
+const pageSchema = z.object({
+  m: z.union([z.literal(0), z.literal(1)]),
+  n: z.number().int(),
+  // cjson encodes an empty Lua table as {}.
+  e: z.union([z.array(servedEntrySchema), z.object({}).transform(() => [] as ServedEntry[])]),
+  ids: z.union([z.array(z.string()), z.object({}).transform(() => [] as string[])]),
+  p: z.union([z.array(z.string().nullable()), z.object({}).transform(() => [] as (string | null)[])]),
+  f: z.union([z.array(z.string().nullable()), z.object({}).transform(() => [] as (string | null)[])]),
+});
+
+export interface ServedPage {
+  /** Entries ranked after..after+count. */
+  entries: ServedEntry[];
+  /** How many entries the stored list has, and whether ClickHouse holds more than those. */
+  stored: number;
+  more: boolean;
+  names: Map<string, { name: string; avatar: string }>;
+  /** Candidates of the page the caller follows now. */
+  following: Set<string>;
+}
+
+const summarySchema = z.tuple([z.number(), z.string().nullable(), z.string().nullable()]);
+
+export interface ServedLists {
+  /** The page, or undefined when the serving copy has no list for this profile and snapshot. */
+  page(snapshotId: number, profileId: string, after: number, count: number): Promise<ServedPage | undefined>;
+  /** Whether the list exists (the on-demand computation writes it). */
+  exists(snapshotId: number, profileId: string): Promise<boolean>;
+}
+
+type RedisWithPage = Redis & { readServedPage(...args: (string | number)[]): Promise<string | null> };
+
+export function createServedLists(redis: Redis, queuePrefix: string): ServedLists {
+  const keys = servingKeys(queuePrefix);
+  const client = redis as RedisWithPage;
+  client.defineCommand('readServedPage', { numberOfKeys: 3, lua: READ_PAGE });
+  return {
+    async page(snapshotId, profileId, after, count) {
+      const raw = await client.readServedPage(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, count);
+      if (raw === null) return undefined;
+      const page = pageSchema.parse(JSON.parse(raw));
+      const names = new Map<string, { name: string; avatar: string }>();
+      page.ids.forEach((id, i) => {
+        const summary = page.p[i];
+        if (!summary) return;
+        const [, name, avatar] = summarySchema.parse(JSON.parse(summary));
+        names.set(id, { name: name ?? '', avatar: avatar ?? '' });
+      });
+      // A follow state's low bit is `active` (shared/serving.ts).
+      const following = new Set(page.e.filter((_, i) => Number(page.f[i] ?? 0) % 2 === 1).map((e) => e[0]));
+      return { entries: page.e, stored: page.n, more: page.m === 1, names, following };
+    },
+    async exists(snapshotId, profileId) {
+      return (await redis.exists(keys.list(snapshotId, profileId))) === 1;
+    },
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * npm run bench:materialize: a full nightly run (working set, every bucket, tags, mirrors)
+ * on generated worlds of growing size, each next to a baseline in the same run: one plain
+ * pass of ClickHouse over the same inputs (reading every raw table the run reads, FINAL).
+ * Prints seconds, rows written and peak ClickHouse memory per size, and draws the scaling
+ * curve (SVG).
+ *
+ * Target: 100 k profiles with about 5 M in-app follows under 60 s; 1 M profiles within the
+ * configured memory cap (MATERIALIZE_MAX_MEMORY_BYTES).
+ *
+ *   BENCH_SIZES=10000,100000,1000000  BENCH_APP_FOLLOW_SCALE=9 (about 50 follows each)  BENCH_OUT=bench-results
+ */
+import { createReadStream } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pino } from 'pino';
+import { z } from 'zod';
+import { createClickHouse, type ClickHouse } from '../shared/clickhouse/client.ts';
+import { migrate } from '../shared/clickhouse/migrate.ts';
+import { identifier, sql } from '../shared/clickhouse/sql-literal.ts';
+import { parseConfig, type Config } from '../shared/config.ts';
+import { recordKinds, type KindName } from '../shared/records/kinds.ts';
+import { generateWorld, type GeneratedKind } from '../pipeline/generate/world-generator.ts';
+import { enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
+import { startWorkers } from '../pipeline/workers.ts';
+import { startBenchStack } from './bench-stack.ts';
+import { scalingCurveSvg } from './scaling-curve.ts';
+
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const APP_FOLLOW_SCALE = Number(process.env.BENCH_APP_FOLLOW_SCALE ?? 9);
+const OUT = process.env.BENCH_OUT ?? 'bench-results';
+/** Raw tables the run reads, as it reads them. */
+const INPUTS = ['profiles', 'social_follows', 'follows', 'transactions', 'token_transfers', 'address_labels', 'nft_transfers', 'nft_collections', 'sbt_mints_by_owner', 'sbt_issuers'];
+
+interface SizeResult {
+  profiles: number;
+  follows: number;
+  inputRows: number;
+  baselineSeconds: number;
+  seconds: number;
+  buckets: number;
+  rowsWritten: number;
+  peakMemoryBytes: number;
+}
+
+const { work, stack, shutdown } = await startBenchStack('materialize');
+const results: SizeResult[] = [];
+try {
+  for (const profiles of SIZES) {
+    const config = configFor(`bench_materialize_${profiles}`);
+    const dir = path.join(work, `world-${profiles}`);
+    console.log(`\n${profiles} profiles: generating (app-follow scale ${APP_FOLLOW_SCALE}) ...`);
+    const manifest = await generateWorld({ profiles, seed: 7, outDir: dir, appFollowScale: APP_FOLLOW_SCALE });
+    await migrate(config);
+    const ch = createClickHouse(config);
+    try {
+      let inputRows = 0;
+      for (const [kind, file] of Object.entries(manifest.files) as [GeneratedKind, { file: string }][]) {
+        const rows = await loadDirectly(ch, kind, path.join(dir, file.file));
+        inputRows += rows;
+        console.log(`  loaded ${rows.toLocaleString('en-US')} ${kind}`);
+      }
+      await rm(dir, { recursive: true, force: true });
+      const baselineSeconds = await timeInputPass(ch);
+      const run = await timeRun(config);
+      const peakMemoryBytes = await peakMemory(ch, config.CLICKHOUSE_DATABASE);
+      const result: SizeResult = {
+        profiles,
+        follows: manifest.files.follows!.rows,
+        inputRows,
+        baselineSeconds,
+        seconds: run.seconds,
+        buckets: run.buckets,
+        rowsWritten: run.rows,
+        peakMemoryBytes,
+      };
+      results.push(result);
+      console.log(
+        `  run ${run.seconds.toFixed(1)} s in ${run.buckets} buckets, ${run.rows.toLocaleString('en-US')} recommendations, ` +
+          `peak ${(peakMemoryBytes / 1e9).toFixed(2)} GB of ${(config.MATERIALIZE_MAX_MEMORY_BYTES / 1e9).toFixed(1)} GB; ` +
+          `one pass over the inputs ${baselineSeconds.toFixed(1)} s (ratio ${(run.seconds / baselineSeconds).toFixed(1)})`,
+      );
+    } finally {
+      await ch.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
+      await ch.close();
+    }
+  }
+  printTable(results);
+  await mkdir(OUT, { recursive: true });
+  const svg = path.join(OUT, 'materialize-scaling.svg');
+  await writeFile(svg, scalingCurveSvg('Nightly materialization: seconds by profiles (log-log)', results.map((r) => ({ x: r.profiles, y: r.seconds, baseline: r.baselineSeconds }))));
+  console.log(`\nscaling curve: ${svg}`);
+} finally {
+  await shutdown.run();
+}
+
+function configFor(database: string): Config {
+  return parseConfig({ ...process.env, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, CLICKHOUSE_DATABASE: database, QUEUE_PREFIX: database, LOG_LEVEL: 'warn' });
+}
+
+/** The bench measures the run, not ingestion: rows go straight into their tables, validated by their kind's schema. */
+async function loadDirectly(ch: ClickHouse, kind: KindName, file: string): Promise<number> {
+  const schema = recordKinds[kind].schema as z.ZodType<Record<string, unknown>>;
+  const ingestedAt = Math.floor(Date.now() / 1000);
+  let batch: Record<string, unknown>[] = [];
+  let rows = 0;
+  // profile_identities is not loaded: the run reads profiles' addresses, the API reads identities.
+  const flush = async () => {
+    rows += await ch.insert(recordKinds[kind].table, batch);
+    batch = [];
+  };
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    batch.push({ ...schema.parse(JSON.parse(line)), ingested_at: ingestedAt });
+    if (batch.length === 200_000) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return rows;
+}
+
+async function timeInputPass(ch: ClickHouse): Promise<number> {
+  const started = performance.now();
+  for (const table of INPUTS) {
+    await ch.query(sql`SELECT count() AS n, sum(cityHash64(*)) AS h FROM ${identifier(table)} FINAL`, z.object({ n: z.coerce.number(), h: z.string() }));
+  }
+  return (performance.now() - started) / 1000;
+}
+
+async function timeRun(config: Config): Promise<{ seconds: number; buckets: number; rows: number }> {
+  const workers = await startWorkers(config, silentLogger(), { kinds: [], maintenance: false, materialize: true });
+  try {
+    const started = performance.now();
+    let reported = 0;
+    const view = await watchRun(config, await enqueueRun(config, 'bench'), (v) => {
+      const done = v.buckets.filter((b) => b.state === 'done').length;
+      if (done > reported) {
+        reported = done;
+        console.log(`  bucket ${done}/${v.buckets.length} at ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      }
+    });
+    if (view.state !== 'done') throw new Error(`run ${view.state}: ${view.error}`);
+    return { seconds: (performance.now() - started) / 1000, buckets: view.result!.buckets, rows: view.result!.rows };
+  } finally {
+    await workers.close();
+  }
+}
+
+/** The most memory any statement of the run took (they run with log_queries = 1). */
+async function peakMemory(ch: ClickHouse, database: string): Promise<number> {
+  await ch.command(sql`SYSTEM FLUSH LOGS`);
+  const [row] = await ch.query(
+    sql`SELECT max(memory_usage) AS peak FROM system.query_log WHERE type = 2 AND current_database = ${database}`,
+    z.object({ peak: z.coerce.number() }),
+  );
+  return row?.peak ?? 0;
+}
+
+function printTable(rows: SizeResult[]): void {
+  console.log('\nprofiles    app follows   input rows   one pass (s)   run (s)   ratio   buckets   rows written   peak memory');
+  for (const r of rows) {
+    console.log(
+      [
+        r.profiles.toLocaleString('en-US').padStart(9),
+        r.follows.toLocaleString('en-US').padStart(12),
+        r.inputRows.toLocaleString('en-US').padStart(12),
+        r.baselineSeconds.toFixed(1).padStart(14),
+        r.seconds.toFixed(1).padStart(9),
+        (r.seconds / r.baselineSeconds).toFixed(1).padStart(7),
+        String(r.buckets).padStart(9),
+        r.rowsWritten.toLocaleString('en-US').padStart(14),
+        `${(r.peakMemoryBytes / 1e9).toFixed(2)} GB`.padStart(13),
+      ].join(' '),
+    );
+  }
+}
+
+function silentLogger() {
+  return pino({ level: 'warn' });
+}

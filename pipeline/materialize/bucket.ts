@@ -1,0 +1,64 @@
+/**
+ * One bucket of a nightly run: the recommendations of every profile whose dense id is
+ * `bucket` modulo `buckets`, in one INSERT ... SELECT. Each bucket writes its own partition
+ * (snapshot_id, bucket), which a retried attempt drops first: a bucket is written whole
+ * exactly once, however often its job runs.
+ */
+import { z } from 'zod';
+import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { rankedCandidatesSql, type CallerFacts } from './candidates.ts';
+import type { ScoringParams } from './scoring.ts';
+import { dropSnapshotPartitions } from './snapshot-partitions.ts';
+
+/** The columns of recommendations, in the order the INSERTs below write them. */
+export const RECOMMENDATION_COLUMNS = sql`(snapshot_id, bucket, profile_id, rank, candidate_id, score, reason_kind,
+     reason_chain_id, reason_subject, social_score, counterparty_score, nft_score, fof_score)`;
+
+/** The same columns selected from rankedCandidatesSql plus snapshot_id, bucket and profile_id. */
+export const RANKED_COLUMNS = sql`rank, candidate_id, score, reason_kind,
+     reason_chain_id, reason_subject, social_score, counterparty_score, nft_score, fof_score`;
+
+export interface BucketResult {
+  bucket: number;
+  rows: number;
+  profiles: number;
+}
+
+export async function computeBucket(
+  ch: ClickHouse,
+  snapshotId: number,
+  bucket: number,
+  buckets: number,
+  params: ScoringParams,
+  settings: QuerySettings,
+): Promise<BucketResult> {
+  await dropSnapshotPartitions(ch, ['recommendations'], snapshotId, bucket);
+  await ch.command(
+    sql`
+      INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
+      SELECT ${snapshotId}, ${bucket}, profile_id, ${RANKED_COLUMNS}
+      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets), params)})
+      ANY INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) USING p`,
+    settings,
+  );
+  const [row] = await ch.query(
+    sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations
+        WHERE snapshot_id = ${snapshotId} AND bucket = ${bucket}`,
+    z.object({ rows: z.coerce.number(), profiles: z.coerce.number() }),
+  );
+  return { bucket, rows: row?.rows ?? 0, profiles: row?.profiles ?? 0 };
+}
+
+/** The bucket's callers' facts: their slice of the working set. */
+function bucketFacts(snapshotId: number, bucket: number, buckets: number): CallerFacts {
+  const slice = (column: string): SqlFragment =>
+    sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
+  return {
+    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
+    followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,
+    socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,
+    interactions: sql`SELECT src AS p, counterparty, chain_id, interactions, weight FROM mat_interactions WHERE ${slice('src')}`,
+    holdings: sql`SELECT pid AS p, collection FROM mat_collection_holders WHERE ${slice('pid')}`,
+  };
+}

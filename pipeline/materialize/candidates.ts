@@ -1,0 +1,216 @@
+/**
+ * The recommender itself, as one SELECT: the four signals' candidates for a set of callers,
+ * combined into one score, the already-followed and the caller removed, ranked with
+ * deterministic tie-breaking, cut to the top K, and named.
+ *
+ * The callers' own facts come in as relations (CallerFacts): the nightly bucket passes its
+ * slice of the working set, an on-demand computation passes one profile's live facts. The
+ * rest of the graph always comes from the snapshot's working set.
+ *
+ * Output: p (caller's dense id), rank, candidate_id, score, reason_kind (1..4),
+ * reason_chain_id, reason_subject, and the four signal scores.
+ */
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import type { ScoringParams } from './scoring.ts';
+
+export interface CallerFacts {
+  /** (p, f): whom the callers follow in the app (dense ids). */
+  followees: SqlFragment;
+  /** (p, c): who follows the callers in the app (dense ids). */
+  followers: SqlFragment;
+  /** (p, followee): handles the callers follow on the social network. */
+  socialFollows: SqlFragment;
+  /** (p, counterparty, chain_id, interactions, weight): their counted interactions with other addresses. */
+  interactions: SqlFragment;
+  /** (p, collection): eligible collections they hold (mat_collections ids). */
+  holdings: SqlFragment;
+}
+
+/** reason_kind values, as in the recommendations table's Enum8. */
+export const SIGNAL = { social: 1, counterparty: 2, nft: 3, fof: 4 } as const;
+
+export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
+  const of = sql`WHERE snapshot_id = ${snapshotId}`;
+  // Names are looked up only for the K rows kept per caller, never for every candidate pair.
+  return sql`
+    SELECT p, rank, candidate_id, score, reason_kind, reason_chain_id,
+           multiIf(reason_kind = ${SIGNAL.fof}, subject_profile_id, reason_kind = ${SIGNAL.nft}, collection_name, '') AS reason_subject,
+           social_score, counterparty_score, nft_score, fof_score
+    FROM
+    (
+        SELECT *
+        FROM
+        (
+            SELECT *
+            FROM
+            (
+                SELECT p, rank, r.2 AS c, -r.1 AS score, r.3 AS reason_kind, r.4 AS reason_chain_id,
+                       r.5 AS subject_pid, r.6 AS subject_collection,
+                       r.7 AS social_score, r.8 AS counterparty_score, r.9 AS nft_score, r.10 AS fof_score
+                FROM
+                (
+                    -- Ranks 1..K without window functions: sort each caller's list as an array.
+                    SELECT p, arraySort(groupArray(tuple(-score, c, reason_kind, reason_chain_id, subject_pid, subject_collection,
+                                                         social_score, counterparty_score, nft_score, fof_score))) AS ranked
+                    FROM
+                    (
+                        SELECT *
+                        FROM (${combinedSql(snapshotId, callers, params)})
+                        ORDER BY p, score DESC, c
+                        LIMIT ${params.topK} BY p
+                    )
+                    GROUP BY p
+                )
+                ARRAY JOIN ranked AS r, arrayEnumerate(ranked) AS rank
+            )
+            ANY LEFT JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles ${of}) USING c
+        )
+        ANY LEFT JOIN (SELECT pid AS subject_pid, profile_id AS subject_profile_id FROM mat_profiles ${of}) USING subject_pid
+    )
+    ANY LEFT JOIN (SELECT collection AS subject_collection, name AS collection_name FROM mat_collections ${of}) USING subject_collection`;
+}
+
+/**
+ * One row per (caller, candidate): each signal's score, the weighted total and the reason.
+ *
+ * The signals arrive as evidence rows, one per path or shared collection, and are summed in
+ * one GROUP BY: aggregating friend-of-friend paths once, not per signal and then again.
+ * Everything is numeric (no strings, no tuple keys: slow generic paths on ClickHouse 18.16).
+ * Parts are rounded so that float summation order never reorders near-ties; the reason is
+ * the signal with the largest weighted part, the lower signal number on a tie.
+ */
+function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
+  const w = params.weights;
+  const part = (signal: number, weight: number) => sql`round(${weight} * ${identifier(SCORE_COLUMN[signal]!)}, 9)`;
+  return sql`
+    SELECT p, c, social_score, counterparty_score, nft_score, fof_score, score,
+           -- greatest() takes two arguments on ClickHouse 18.16.
+           multiIf(${part(1, w.social)} >= greatest(${part(2, w.counterparty)}, greatest(${part(3, w.nft)}, ${part(4, w.fof)})), ${SIGNAL.social},
+                   ${part(2, w.counterparty)} >= greatest(${part(3, w.nft)}, ${part(4, w.fof)}), ${SIGNAL.counterparty},
+                   ${part(3, w.nft)} >= ${part(4, w.fof)}, ${SIGNAL.nft},
+                   ${SIGNAL.fof}) AS reason_kind,
+           multiIf(reason_kind = ${SIGNAL.counterparty}, counterparty_chain, reason_kind = ${SIGNAL.nft}, nft_chain, 0) AS reason_chain_id,
+           if(reason_kind = ${SIGNAL.fof}, fof_subject, 0) AS subject_pid,
+           if(reason_kind = ${SIGNAL.nft}, nft_collection, 0) AS subject_collection
+    FROM
+    (
+        SELECT p, c,
+               maxIf(part, signal = ${SIGNAL.social}) AS social_score,
+               sumIf(part, signal = ${SIGNAL.counterparty}) AS counterparty_score,
+               maxIf(chain, signal = ${SIGNAL.counterparty}) AS counterparty_chain,
+               sumIf(part, signal = ${SIGNAL.nft}) AS nft_score,
+               minIf(subject, signal = ${SIGNAL.nft}) AS nft_collection,
+               argMinIf(chain, subject, signal = ${SIGNAL.nft}) AS nft_chain,
+               sumIf(part, signal = ${SIGNAL.fof}) AS paths,
+               argMinIf(subject, order_key, signal = ${SIGNAL.fof}) AS fof_subject,
+               -- A follower of the caller counts only as a friend of friends (see friendsOfFriendsSql).
+               if(paths > 0, paths + maxIf(part, signal = ${FOLLOWS_YOU}), 0) AS fof_score,
+               round(social_score * ${w.social} + counterparty_score * ${w.counterparty}
+                     + nft_score * ${w.nft} + fof_score * ${w.fof}, 9) AS score
+        FROM
+        (
+            ${socialSql(snapshotId, callers)}
+            UNION ALL
+            ${counterpartySql(snapshotId, callers)}
+            UNION ALL
+            ${nftSql(snapshotId, callers)}
+            UNION ALL
+            ${friendsOfFriendsSql(snapshotId, callers)}
+            UNION ALL
+            ${followsYouSql(callers, params.followsYouBonus)}
+        )
+        GROUP BY p, c
+        -- Pairs as one UInt64: a set of tuples is several times slower to probe on ClickHouse 18.16.
+        HAVING score > 0 AND c != p
+           AND bitShiftLeft(toUInt64(p), 32) + c NOT IN (SELECT bitShiftLeft(toUInt64(p), 32) + f FROM (${callers.followees}))
+    )`;
+}
+
+/** The evidence pseudo-signal "the candidate follows the caller" (see friendsOfFriendsSql). */
+const FOLLOWS_YOU = 5;
+const SCORE_COLUMN: Record<number, string> = { 1: 'social_score', 2: 'counterparty_score', 3: 'nft_score', 4: 'fof_score' };
+
+/*
+ * Evidence rows, all with the same columns: (p, c, signal, part, chain, subject, order_key).
+ * `subject` is the collection (nft) or the followed user (fof) a reason names; the smallest
+ * order_key among a pair's rows of that signal wins.
+ */
+
+/** Signal 1: the caller follows the candidate's handle on the social network. */
+function socialSql(snapshotId: number, callers: CallerFacts): SqlFragment {
+  return sql`
+    SELECT p, c, toUInt8(${SIGNAL.social}) AS signal, toFloat64(1) AS part,
+           toUInt32(0) AS chain, toUInt32(0) AS subject, toUInt64(0) AS order_key
+    FROM (SELECT p, followee AS social_username FROM (${callers.socialFollows}))
+    ALL INNER JOIN
+    (
+        SELECT social_username, pid AS c FROM mat_profiles
+        WHERE snapshot_id = ${snapshotId} AND social_username != ''
+    ) USING social_username`;
+}
+
+/**
+ * Signal 2: the caller's and the candidate's addresses interacted. log(1 + weight) grows
+ * slowly: the tenth transfer between two wallets adds less than the first. The chain shown
+ * is the one with the most weight (the lowest chain id among equals). Few rows: summed here.
+ */
+function counterpartySql(snapshotId: number, callers: CallerFacts): SqlFragment {
+  return sql`
+    SELECT p, c, toUInt8(${SIGNAL.counterparty}) AS signal, log(1 + sum(chain_weight)) AS part,
+           arrayReduce('min', arrayFilter((x, cw) -> cw = arrayReduce('max', groupArray(chain_weight)),
+                                          groupArray(chain_id), groupArray(chain_weight))) AS chain,
+           toUInt32(0) AS subject, toUInt64(0) AS order_key
+    FROM
+    (
+        SELECT p, c, chain_id, sum(weight) AS chain_weight
+        FROM (SELECT p, counterparty AS address, chain_id, weight FROM (${callers.interactions}))
+        ALL INNER JOIN (SELECT address, pid AS c FROM mat_addresses WHERE snapshot_id = ${snapshotId}) USING address
+        GROUP BY p, c, chain_id
+    )
+    GROUP BY p, c`;
+}
+
+/**
+ * Signal 3: both hold a collection; rare collections count more. The reason names the
+ * rarest one they share (collection ids are rarity ranks).
+ */
+function nftSql(snapshotId: number, callers: CallerFacts): SqlFragment {
+  return sql`
+    SELECT p, c, toUInt8(${SIGNAL.nft}) AS signal, weight AS part, chain, collection AS subject, toUInt64(collection) AS order_key
+    FROM
+    (
+        SELECT p, collection, weight, chain_id AS chain
+        FROM (SELECT p, collection FROM (${callers.holdings}))
+        ALL INNER JOIN (SELECT collection, weight, chain_id FROM mat_collections WHERE snapshot_id = ${snapshotId}) USING collection
+    )
+    ALL INNER JOIN (SELECT collection, pid AS c FROM mat_collection_holders WHERE snapshot_id = ${snapshotId}) USING collection`;
+}
+
+/**
+ * Signal 4: people the caller follows follow the candidate, one row per such person, who
+ * counts by their src_weight (less for those who follow very many). The reason names the one
+ * who counts most: who follows fewest, the lowest profile_id (dense id) among equals.
+ */
+function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts): SqlFragment {
+  return sql`
+    SELECT p, c, toUInt8(${SIGNAL.fof}) AS signal, w AS part, toUInt32(0) AS chain, f AS subject,
+           bitShiftLeft(toUInt64(degree), 32) + f AS order_key
+    FROM (SELECT p, f FROM (${callers.followees}))
+    ALL INNER JOIN
+    (
+        SELECT src AS f, dst AS c, src_weight AS w, src_degree AS degree FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}
+    ) USING f`;
+}
+
+/**
+ * A candidate who already follows the caller adds `bonus` to its friend-of-friend score:
+ * mutual interest is the strongest evidence a follow graph has (docs/quality.md measures
+ * it). It counts only for candidates with a friend-of-friend path, so that every
+ * recommendation keeps a "Followed by" reason.
+ */
+function followsYouSql(callers: CallerFacts, bonus: number): SqlFragment {
+  return sql`
+    SELECT p, c, toUInt8(${FOLLOWS_YOU}) AS signal, toFloat64(${bonus}) AS part,
+           toUInt32(0) AS chain, toUInt32(0) AS subject, toUInt64(0) AS order_key
+    FROM (${callers.followers})`;
+}

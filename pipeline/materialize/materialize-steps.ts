@@ -1,0 +1,97 @@
+/**
+ * The jobs of a run's flow (materialize-steps queue): one per bucket, one for tags, one for
+ * the serving mirrors, and the `complete` parent that marks the snapshot ready, or failed
+ * when a child failed for good.
+ */
+import { UnrecoverableError, type Job } from 'bullmq';
+import { z } from 'zod';
+import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { Config } from '../../shared/config.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { materializeStepJobSchema, type MaterializeStepJob } from '../../shared/queues.ts';
+import { computeBucket, type BucketResult } from './bucket.ts';
+import type { RunResult } from './materialize-run.ts';
+import { writeProfileTags } from './profile-tags.ts';
+import { materializeQuerySettings, scoringParams } from './scoring.ts';
+import { dropSnapshotPartitions } from './snapshot-partitions.ts';
+import { dropExpiredSnapshots, listSnapshots, setSnapshotStatus } from './snapshots.ts';
+import { WORKING_TABLES } from './working-set.ts';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { publishLists } from '../serving/list-publisher.ts';
+import { syncMirrors } from '../serving/mirror-sync.ts';
+import type { ServingWriter } from '../serving/serving-writer.ts';
+
+export interface StepDeps {
+  config: Config;
+  clickhouse: ClickHouse;
+  logger: Logger;
+  serving: ServingWriter;
+}
+
+type StepResult = BucketResult | RunResult | { tags: true } | { mirrored: { profiles: number; follows: number } };
+
+export async function processStep(deps: StepDeps, job: Job): Promise<StepResult> {
+  const parsed = materializeStepJobSchema.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid materialize step payload: ${z.prettifyError(parsed.error)}`);
+  const step = parsed.data;
+  switch (step.step) {
+    case 'bucket':
+      return bucketAndServe(deps, step);
+    case 'mirrors':
+      return { mirrored: await syncMirrors(deps.clickhouse, deps.serving) };
+    case 'tags':
+      await dropSnapshotPartitions(deps.clickhouse, ['profile_tags'], step.snapshotId);
+      await writeProfileTags(deps.clickhouse, step.snapshotId);
+      return { tags: true };
+    case 'complete':
+      return completeSnapshot(deps, job, step);
+  }
+}
+
+/** A bucket's rows, then its profiles' lists in the serving copy (before the snapshot is ready, so no reader misses them). */
+async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, { step: 'bucket' }>): Promise<BucketResult> {
+  const { clickhouse: ch, config } = deps;
+  const { snapshotId, bucket, buckets } = step;
+  const result = await computeBucket(ch, snapshotId, bucket, buckets, scoringParams(config), materializeQuerySettings(config));
+  const members = await ch.query(
+    sql`SELECT profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`,
+    z.object({ profile_id: z.string() }),
+  );
+  await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, members.map((m) => m.profile_id));
+  return result;
+}
+
+async function completeSnapshot(deps: StepDeps, job: Job, step: Extract<MaterializeStepJob, { step: 'complete' }>): Promise<RunResult> {
+  const { clickhouse: ch, config } = deps;
+  const failures = Object.values(await job.getFailedChildrenValues());
+  if (failures.length > 0) {
+    // The other children would only write rows nobody reads.
+    await job.removeUnprocessedChildren();
+    await setSnapshotStatus(ch, step.snapshotId, 'failed');
+    throw new UnrecoverableError(`snapshot ${step.snapshotId} failed: ${failures[0]}`);
+  }
+  const buckets = Object.values(await job.getChildrenValues<StepResult>()).filter((v): v is BucketResult => 'bucket' in v);
+  await setSnapshotStatus(ch, step.snapshotId, 'ready');
+  await dropOlderWorkingSets(ch, step.snapshotId);
+  const droppedSnapshots = await dropExpiredSnapshots(ch, {
+    keepReady: config.SNAPSHOT_KEEP_READY,
+    minAgeSeconds: config.SNAPSHOT_MIN_AGE_SECONDS,
+  });
+  const result: RunResult = {
+    snapshotId: step.snapshotId,
+    status: 'ready',
+    buckets: step.buckets,
+    rows: buckets.reduce((n, b) => n + b.rows, 0),
+    profiles: buckets.reduce((n, b) => n + b.profiles, 0),
+    droppedSnapshots,
+  };
+  deps.logger.info(result, 'snapshot ready');
+  return result;
+}
+
+/** Only the serving snapshot's working set is still needed (by on-demand computations). */
+async function dropOlderWorkingSets(ch: ClickHouse, servingId: number): Promise<void> {
+  for (const snapshot of await listSnapshots(ch)) {
+    if (snapshot.snapshot_id < servingId && snapshot.status !== 'dropped') await dropSnapshotPartitions(ch, WORKING_TABLES, snapshot.snapshot_id);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The knobs of the recommender, read once from config: signal weights, hygiene thresholds
+ * and sizes. Every SQL builder in this folder takes them as one value, so a run, an
+ * on-demand computation and the quality evaluation use exactly the same settings.
+ */
+import type { Config } from '../../shared/config.ts';
+import type { QuerySettings } from '../../shared/clickhouse/client.ts';
+
+export interface ScoringParams {
+  topK: number;
+  weights: { social: number; counterparty: number; nft: number; fof: number };
+  /** Native transfers below this (wei) are dust. */
+  dustWei: string;
+  hubCounterparties: number;
+  denyAddresses: string[];
+  halfLifeDays: number;
+  nftMaxHolders: number;
+  nftSpamContracts: string[];
+  /** Added to a friend-of-friend candidate's score when the candidate already follows the caller. */
+  followsYouBonus: number;
+}
+
+export function scoringParams(config: Config): ScoringParams {
+  return {
+    topK: config.REC_TOP_K,
+    weights: {
+      social: config.REC_WEIGHT_SOCIAL,
+      counterparty: config.REC_WEIGHT_COUNTERPARTY,
+      nft: config.REC_WEIGHT_NFT,
+      fof: config.REC_WEIGHT_FOF,
+    },
+    dustWei: config.REC_DUST_WEI,
+    hubCounterparties: config.REC_HUB_COUNTERPARTIES,
+    denyAddresses: config.REC_DENY_ADDRESSES,
+    halfLifeDays: config.REC_COUNTERPARTY_HALF_LIFE_DAYS,
+    nftMaxHolders: config.REC_NFT_MAX_HOLDERS,
+    nftSpamContracts: config.REC_NFT_SPAM_CONTRACTS,
+    followsYouBonus: config.REC_FOLLOWS_YOU_BONUS,
+  };
+}
+
+/**
+ * Settings of every heavy materialization statement: a memory cap, with spilling well
+ * before it, and an entry in system.query_log (time, rows, peak memory) for operators.
+ */
+export function materializeQuerySettings(config: Pick<Config, 'MATERIALIZE_MAX_MEMORY_BYTES'>): QuerySettings {
+  const cap = config.MATERIALIZE_MAX_MEMORY_BYTES;
+  const spill = String(Math.floor(cap / 2));
+  return {
+    max_memory_usage: String(cap),
+    max_bytes_before_external_group_by: spill,
+    max_bytes_before_external_sort: spill,
+    log_queries: 1,
+  };
+}
+
+/** Buckets for a world of `profiles`: each holds at most `perBucket` profiles. */
+export function bucketCount(profiles: number, perBucket: number): number {
+  return Math.max(1, Math.ceil(profiles / perBucket));
+}

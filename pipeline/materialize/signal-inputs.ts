@@ -1,0 +1,149 @@
+/**
+ * What the four signals know about the profile a list is computed for ("the caller"),
+ * as SQL over the raw tables. The nightly run materializes these relations for every
+ * profile (working-set.ts); an on-demand computation for one new profile uses the same
+ * SQL inline, restricted to that profile (cold-start.ts). Either way the output columns
+ * are the same, with `p` the caller's dense id.
+ *
+ * Dense ids come from the snapshot's mat_profiles / mat_addresses.
+ */
+import { inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import type { ScoringParams } from './scoring.ts';
+
+/** Zero and burn addresses: never a person, whatever the labels say. */
+export const WELL_KNOWN_NON_PERSONS = [
+  '0x0000000000000000000000000000000000000000',
+  '0x000000000000000000000000000000000000dead',
+];
+
+/** Who "the caller" is: a relation (address, p) of caller addresses, or all profiles' addresses. */
+export interface Callers {
+  /** SELECT address, p: the addresses of the callers. */
+  addresses: SqlFragment;
+  /** When set, raw rows are first narrowed to these addresses (one caller: no full join). */
+  onlyAddresses?: readonly string[];
+}
+
+/**
+ * Every transaction and token transfer seen from both ends: (chain_id, own, other, time),
+ * with dust and self-transfers removed. Token transfers of zero value are address-poisoning
+ * spam, not interactions. A token transfer without a block time counts as one half-life old.
+ */
+export function interactionEndsSql(params: ScoringParams, asOf: number, onlyAddresses?: readonly string[]): SqlFragment {
+  const near = onlyAddresses && onlyAddresses.length > 0 ? inList(onlyAddresses) : undefined;
+  const touching = near ? sql`AND (from_address IN ${near} OR to_address IN ${near})` : sql``;
+  const halfLife = Math.round(params.halfLifeDays * 86_400);
+  return sql`
+    SELECT chain_id, time, arrayJoin([(a, b), (b, a)]) AS ends, ends.1 AS own, ends.2 AS other
+    FROM
+    (
+        SELECT chain_id, from_address AS a, to_address AS b, toUInt32(block_time) AS time
+        FROM transactions FINAL
+        WHERE to_address != '' AND from_address != to_address
+          AND toFloat64OrZero(value) >= toFloat64(${params.dustWei}) ${touching}
+        UNION ALL
+        SELECT chain_id, from_address AS a, to_address AS b,
+               if(isNull(block_time), toUInt32(${asOf - halfLife}), toUInt32(assumeNotNull(block_time))) AS time
+        FROM token_transfers FINAL
+        WHERE value != '0' AND from_address != to_address ${touching}
+    )`;
+}
+
+/**
+ * (p, counterparty, chain_id, interactions, weight): the callers' interactions with other
+ * addresses that are not excluded (mat_excluded_addresses), each weighing 2^(-age / half-life)
+ * with age measured back from `asOf`.
+ */
+export function interactionsSql(snapshotId: number, params: ScoringParams, asOf: number, callers: Callers): SqlFragment {
+  const halfLife = params.halfLifeDays * 86_400;
+  const excluded = sql`(SELECT address FROM mat_excluded_addresses WHERE snapshot_id = ${snapshotId})`;
+  return sql`
+    SELECT p, counterparty, chain_id,
+           toUInt32(count()) AS interactions,
+           sum(exp2(-(greatest(${asOf}, time) - time) / ${halfLife})) AS weight
+    FROM
+    (
+        SELECT chain_id, own AS address, other AS counterparty, time
+        FROM (${interactionEndsSql(params, asOf, callers.onlyAddresses)})
+        WHERE other NOT IN ${excluded} AND own NOT IN ${excluded}
+    )
+    ALL INNER JOIN (${callers.addresses}) USING address
+    GROUP BY p, counterparty, chain_id`;
+}
+
+/** (p, chain_id, contract): NFT collections the callers hold a token of now. */
+export function holdingsSql(callers: Callers): SqlFragment {
+  const near = callers.onlyAddresses ? sql`WHERE holder IN ${inList(callers.onlyAddresses)}` : sql``;
+  return sql`
+    SELECT DISTINCT p, chain_id, contract
+    FROM
+    (
+        SELECT chain_id, contract, holder AS address
+        FROM nft_holdings ${near}
+    )
+    ALL INNER JOIN (${callers.addresses}) USING address`;
+}
+
+/** (p, collection): holdings (p, chain_id, contract) of collections eligible in the snapshot. */
+export function eligibleHoldingsSql(snapshotId: number, holdings: SqlFragment): SqlFragment {
+  return sql`
+    SELECT p, collection
+    FROM (${holdings})
+    ALL INNER JOIN (SELECT chain_id, contract, collection FROM mat_collections WHERE snapshot_id = ${snapshotId}) USING (chain_id, contract)`;
+}
+
+/**
+ * (p, followee): handles the callers follow on the social network now. `handles` is a
+ * relation (social_username, p).
+ */
+export function socialFollowsSql(handles: SqlFragment, onlyHandle?: string): SqlFragment {
+  const near = onlyHandle === undefined ? sql`` : sql`AND follower = ${onlyHandle}`;
+  return sql`
+    SELECT p, followee
+    FROM
+    (
+        SELECT follower AS social_username, followee
+        FROM social_follows FINAL
+        WHERE active = 1 ${near}
+    )
+    ALL INNER JOIN (${handles}) USING social_username`;
+}
+
+/**
+ * (p, f): profiles the callers follow in the app now, as dense ids of the snapshot.
+ * `followers` is a relation (profile_id, p).
+ */
+export function followeesSql(snapshotId: number, followers: SqlFragment, onlyFollower?: string): SqlFragment {
+  const near = onlyFollower === undefined ? sql`` : sql`AND follower_profile_id = ${onlyFollower}`;
+  // Join keys get names of their own: on ClickHouse 18.16 an alias that reuses a column
+  // name of the joined subquery (followee_profile_id AS profile_id) silently reads that column.
+  return sql`
+    SELECT p, f
+    FROM
+    (
+        SELECT p, followee_profile_id
+        FROM
+        (
+            SELECT follower_profile_id, followee_profile_id
+            FROM follows FINAL
+            WHERE active = 1 ${near}
+        )
+        ALL INNER JOIN (SELECT profile_id AS follower_profile_id, p FROM (${followers})) USING follower_profile_id
+    )
+    ALL INNER JOIN
+    (
+        SELECT profile_id AS followee_profile_id, pid AS f FROM mat_profiles WHERE snapshot_id = ${snapshotId}
+    ) USING followee_profile_id
+    WHERE f != p`;
+}
+
+/** (p, c): profiles of the snapshot that follow the one caller `profileId` (dense id `pid`) now. */
+export function followersSql(snapshotId: number, profileId: string, pid: number): SqlFragment {
+  return sql`
+    SELECT toUInt32(${pid}) AS p, c
+    FROM (SELECT follower_profile_id FROM follows FINAL WHERE followee_profile_id = ${profileId} AND active = 1)
+    ALL INNER JOIN
+    (
+        SELECT profile_id AS follower_profile_id, pid AS c FROM mat_profiles WHERE snapshot_id = ${snapshotId}
+    ) USING follower_profile_id`;
+}

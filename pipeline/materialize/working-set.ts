@@ -1,0 +1,201 @@
+/**
+ * The first step of a run: the working set every bucket joins on, written under the run's
+ * snapshot id. Profiles get dense UInt32 ids (joins and GROUP BYs on integers, not
+ * strings), the hygiene rules decide which addresses count for nobody, and each signal's
+ * input is reduced to one small table. All computed inside ClickHouse (INSERT ... SELECT).
+ *
+ * Re-running it for the same snapshot first drops what an earlier attempt wrote.
+ */
+import { z } from 'zod';
+import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
+import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { dropSnapshotPartitions } from './snapshot-partitions.ts';
+import type { ScoringParams } from './scoring.ts';
+import {
+  WELL_KNOWN_NON_PERSONS,
+  eligibleHoldingsSql,
+  followeesSql,
+  holdingsSql,
+  interactionEndsSql,
+  interactionsSql,
+  socialFollowsSql,
+  type Callers,
+} from './signal-inputs.ts';
+
+/** Written in this order: each may read the ones before it. */
+export const WORKING_TABLES = [
+  'mat_profiles',
+  'mat_addresses',
+  'mat_follow_edges',
+  'mat_social_follows',
+  'mat_excluded_addresses',
+  'mat_interactions',
+  'mat_holdings',
+  'mat_collections',
+  'mat_collection_holders',
+] as const;
+
+export interface WorkingSetSummary {
+  profiles: number;
+  /** Newest block time seen: the "now" that interaction ages are measured from. */
+  asOf: number;
+  rows: Record<string, number>;
+}
+
+export async function buildWorkingSet(
+  ch: ClickHouse,
+  snapshotId: number,
+  params: ScoringParams,
+  settings: QuerySettings,
+  onStep: (table: string) => void = () => {},
+): Promise<WorkingSetSummary> {
+  await dropSnapshotPartitions(ch, WORKING_TABLES, snapshotId);
+  const asOf = await newestActivityTime(ch);
+  const statements: Record<(typeof WORKING_TABLES)[number], SqlFragment> = {
+    mat_profiles: profilesSql(snapshotId),
+    mat_addresses: addressesSql(snapshotId),
+    mat_follow_edges: followEdgesSql(snapshotId),
+    mat_social_follows: sql`
+      INSERT INTO mat_social_follows (snapshot_id, src, followee)
+      SELECT ${snapshotId}, p, followee FROM (${socialFollowsSql(everyHandle(snapshotId))})`,
+    mat_excluded_addresses: excludedAddressesSql(snapshotId, params, asOf),
+    mat_interactions: sql`
+      INSERT INTO mat_interactions (snapshot_id, src, counterparty, chain_id, interactions, weight)
+      SELECT ${snapshotId}, p, counterparty, chain_id, interactions, weight
+      FROM (${interactionsSql(snapshotId, params, asOf, everyProfile(snapshotId))})`,
+    mat_holdings: sql`
+      INSERT INTO mat_holdings (snapshot_id, pid, chain_id, contract)
+      SELECT ${snapshotId}, p, chain_id, contract FROM (${holdingsSql(everyProfile(snapshotId))})`,
+    mat_collections: collectionsSql(snapshotId, params),
+    mat_collection_holders: sql`
+      INSERT INTO mat_collection_holders (snapshot_id, collection, pid)
+      SELECT ${snapshotId}, collection, p FROM (${eligibleHoldingsSql(snapshotId, sql`SELECT pid AS p, chain_id, contract FROM mat_holdings WHERE snapshot_id = ${snapshotId}`)})`,
+  };
+  for (const table of WORKING_TABLES) {
+    onStep(table);
+    await ch.command(statements[table], settings);
+  }
+  const rows = await rowsPerTable(ch, snapshotId);
+  return { profiles: rows.mat_profiles ?? 0, asOf, rows };
+}
+
+/** Dense ids 1..n in profile_id order, so that ordering by pid is ordering by profile_id. */
+function profilesSql(snapshotId: number): SqlFragment {
+  return sql`
+    INSERT INTO mat_profiles (snapshot_id, pid, profile_id, social_username)
+    SELECT ${snapshotId}, toUInt32(rowNumberInAllBlocks() + 1), profile_id, social_username
+    FROM (SELECT profile_id, social_username FROM profiles FINAL ORDER BY profile_id)`;
+}
+
+function addressesSql(snapshotId: number): SqlFragment {
+  return sql`
+    INSERT INTO mat_addresses (snapshot_id, address, pid)
+    SELECT ${snapshotId}, address, pid
+    FROM (SELECT profile_id, arrayJoin(addresses) AS address FROM profiles FINAL)
+    ALL INNER JOIN (SELECT profile_id, pid FROM mat_profiles WHERE snapshot_id = ${snapshotId}) USING profile_id`;
+}
+
+/**
+ * Active app follows between known profiles. Each follower's weight as the middle of a
+ * friend-of-friend path falls with how many it follows: someone who follows everybody
+ * says little about any one of them.
+ */
+function followEdgesSql(snapshotId: number): SqlFragment {
+  return sql`
+    INSERT INTO mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight)
+    SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, 1 / log(e() + src_degree) AS src_weight
+    FROM
+    (
+        SELECT p, groupArray(f) AS followees
+        FROM (${followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`)})
+        GROUP BY p
+    )
+    ARRAY JOIN followees AS dst`;
+}
+
+/**
+ * Addresses whose interactions count for nobody: labelled non-persons, zero and burn
+ * addresses, the configured deny list, and hubs (more distinct counterparties than a person
+ * has: exchanges, bridges, airdrop and spam senders). An address may be listed for several reasons.
+ */
+function excludedAddressesSql(snapshotId: number, params: ScoringParams, asOf: number): SqlFragment {
+  const denied = params.denyAddresses.length
+    ? sql`UNION ALL SELECT arrayJoin(${params.denyAddresses}) AS address, 'deny-list' AS reason`
+    : sql``;
+  // Hubs are counted over every interaction, dust included: a dust sprayer is a hub.
+  const everything = { ...params, dustWei: '0' };
+  return sql`
+    INSERT INTO mat_excluded_addresses (snapshot_id, address, reason)
+    SELECT ${snapshotId}, address, reason
+    FROM
+    (
+        SELECT address, 'label' AS reason FROM address_labels FINAL
+        UNION ALL
+        SELECT arrayJoin(${WELL_KNOWN_NON_PERSONS}) AS address, 'well-known' AS reason
+        ${denied}
+        UNION ALL
+        SELECT own AS address, 'hub' AS reason
+        FROM (${interactionEndsSql(everything, asOf)})
+        GROUP BY own
+        HAVING uniq(other) > ${params.hubCounterparties}
+    )`;
+}
+
+/**
+ * Collections that can say something about a pair: held by at least two profiles, at most
+ * REC_NFT_MAX_HOLDERS, and not on the spam list. Rare ones weigh more.
+ */
+function collectionsSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  const notSpam = params.nftSpamContracts.length ? sql`AND contract NOT IN ${inList(params.nftSpamContracts)}` : sql``;
+  return sql`
+    INSERT INTO mat_collections (snapshot_id, collection, chain_id, contract, name, holders, weight)
+    SELECT ${snapshotId}, toUInt32(rowNumberInAllBlocks() + 1), chain_id, contract, shown_name, holders, weight
+    FROM
+    (
+        SELECT chain_id, contract,
+               multiIf(name != '', name, symbol != '', symbol, contract) AS shown_name,
+               holders, 1 / log(1 + holders) AS weight
+        FROM
+        (
+            SELECT chain_id, contract, toUInt32(uniqExact(pid)) AS holders
+            FROM mat_holdings
+            WHERE snapshot_id = ${snapshotId} ${notSpam}
+            GROUP BY chain_id, contract
+            HAVING holders >= 2 AND holders <= ${params.nftMaxHolders}
+        )
+        ALL LEFT JOIN (SELECT chain_id, contract, name, symbol FROM nft_collections FINAL) USING (chain_id, contract)
+        ORDER BY holders, chain_id, contract
+    )`;
+}
+
+/** Every profile of the snapshot as a caller. */
+export function everyProfile(snapshotId: number): Callers {
+  return { addresses: sql`SELECT address, pid AS p FROM mat_addresses WHERE snapshot_id = ${snapshotId}` };
+}
+
+export function everyHandle(snapshotId: number): SqlFragment {
+  return sql`SELECT social_username, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND social_username != ''`;
+}
+
+/** Newest block time of any transaction or token transfer; now when there are none. */
+export async function newestActivityTime(ch: ClickHouse): Promise<number> {
+  const [row] = await ch.query(
+    sql`SELECT greatest(
+            (SELECT toUInt32(max(block_time)) FROM transactions),
+            (SELECT toUInt32(ifNull(max(block_time), toDateTime(0))) FROM token_transfers)) AS t`,
+    z.object({ t: z.coerce.number() }),
+  );
+  return row && row.t > 0 ? row.t : Math.floor(Date.now() / 1000);
+}
+
+async function rowsPerTable(ch: ClickHouse, snapshotId: number): Promise<Record<string, number>> {
+  const rows: Record<string, number> = {};
+  for (const table of WORKING_TABLES) {
+    const [row] = await ch.query(
+      sql`SELECT count() AS n FROM ${identifier(table)} WHERE snapshot_id = ${snapshotId}`,
+      z.object({ n: z.coerce.number() }),
+    );
+    rows[table] = row?.n ?? 0;
+  }
+  return rows;
+}

@@ -1,0 +1,44 @@
+/**
+ * The serving copy in Redis that answers GET /api/v1/recommend without a ClickHouse round
+ * trip. ClickHouse stays the source of truth; the pipeline writes this copy, the API reads it.
+ *
+ *   <prefix>:serving:list:<snapshot>:<profileId>  string  the first SERVING_DEPTH recommendations (ServedList JSON)
+ *   <prefix>:serving:profiles                     hash    profileId -> [updatedAt, name, avatar]  (newest wins)
+ *   <prefix>:serving:following:<profileId>        hash    followeeId -> updatedAt * 2 + active     (newest wins)
+ *
+ * Lists expire (SERVING_LIST_TTL_SECONDS); a missing list is recomputed or re-read from
+ * ClickHouse on demand. The two mirrors are written through by the profiles and follows
+ * workers and re-synced from ClickHouse by every nightly run.
+ */
+import { z } from 'zod';
+
+export interface ServingKeys {
+  list(snapshotId: number, profileId: string): string;
+  readonly profiles: string;
+  following(profileId: string): string;
+}
+
+export function servingKeys(queuePrefix: string): ServingKeys {
+  const base = `${queuePrefix}:serving`;
+  return {
+    list: (snapshotId, profileId) => `${base}:list:${snapshotId}:${profileId}`,
+    profiles: `${base}:profiles`,
+    following: (profileId) => `${base}:following:${profileId}`,
+  };
+}
+
+/** One recommendation: [candidateId, reasonKind (1..4), reasonChainId, reasonSubject]. */
+export const servedEntrySchema = z.tuple([z.string(), z.number().int().min(1).max(4), z.number().int().min(0), z.string()]);
+export type ServedEntry = z.infer<typeof servedEntrySchema>;
+
+/** A profile's list: its best entries in rank order, and whether ClickHouse holds more (`m` = 1). */
+export const servedListSchema = z.object({ m: z.union([z.literal(0), z.literal(1)]), e: z.array(servedEntrySchema) });
+export type ServedList = z.infer<typeof servedListSchema>;
+
+export const REASON_KINDS = ['social', 'counterparty', 'nft', 'friend_of_friend'] as const;
+export type ReasonKind = (typeof REASON_KINDS)[number];
+
+/** The mirror's encoding of a follow state: newer states compare greater; the low bit is `active`. */
+export function followState(updatedAt: number, active: boolean): number {
+  return updatedAt * 2 + (active ? 1 : 0);
+}
