@@ -14,8 +14,8 @@ import { generatedKinds, generateWorld } from '../../pipeline/generate/world-gen
 import { runIngest } from '../../pipeline/ingest/ingest-run.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
 import { codeBlocks, sections, tableFirstColumn } from '../support/markdown-sections.ts';
-import { silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
-import { writeStandInSnapshot } from '../support/stand-in-snapshot.ts';
+import { materializeNow, silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
+
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
@@ -84,7 +84,7 @@ beforeAll(async () => {
   } finally {
     await workers.close();
   }
-  await writeStandInSnapshot(env.ch);
+  await materializeNow(env);
 }, 180_000);
 
 describe('the read-only analyst account', () => {

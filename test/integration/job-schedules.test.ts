@@ -63,19 +63,21 @@ describe('reconciling job schedulers', () => {
 });
 
 describe('soulgraph schedules and soulgraph scheduler', () => {
-  it('lists a scheduler not declared in the code as due for removal, and the declared one as not registered yet', async () => {
+  it('lists a scheduler not declared in the code as due for removal, and the declared ones as not registered yet', async () => {
     const { code, output } = await runSoulgraph(['schedules'], env.env);
     expect(code, output).toBe(0);
     expect(output).toMatch(/^nightly\s+maintenance\s+15 1 \* \* \*\s+\S+Z\s+not declared: removed when the scheduler starts$/m);
     expect(output).toMatch(/^compact-raw-tables\s+maintenance\s+30 3 \* \* \*\s+-\s+declared, not registered/m);
+    expect(output).toMatch(/^nightly-materialize\s+materialize\s+0 2 \* \* \*\s+-\s+declared, not registered/m);
   });
 
-  it('the scheduler process reconciles on start: the declared scheduler appears with its next run, the other disappears', async () => {
+  it('the scheduler process reconciles on start: the declared schedulers appear with their next run, the other disappears', async () => {
     const reconcile = await runSoulgraph(['scheduler', '--once'], env.env);
     expect(reconcile.code, reconcile.output).toBe(0);
     const { code, output } = await runSoulgraph(['schedules'], env.env);
     expect(code, output).toBe(0);
     expect(output).toMatch(new RegExp(`^compact-raw-tables\\s+maintenance\\s+30 3 \\* \\* \\*\\s+${nextDailyUtc(3, 30).toISOString()}\\s+registered$`, 'm'));
-    expect(output).not.toContain('nightly');
+    expect(output).toMatch(new RegExp(`^nightly-materialize\\s+materialize\\s+0 2 \\* \\* \\*\\s+${nextDailyUtc(2, 0).toISOString()}\\s+registered$`, 'm'));
+    expect(output).not.toMatch(/^nightly\s/m);
   });
 });

@@ -13,9 +13,9 @@ import { createPipelineMetrics } from '../../pipeline/metrics/pipeline-metrics.t
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { serveWorkersHttp, type WorkersHttpServer } from '../../pipeline/workers-http-server.ts';
 import { waitFor } from '../support/child-process.ts';
-import { silentLogger } from '../support/pipeline-harness.ts';
+import { materializeNow, silentLogger } from '../support/pipeline-harness.ts';
 import { describedMetrics, sampleValue } from '../support/prometheus-text.ts';
-import { writeStandInSnapshot } from '../support/stand-in-snapshot.ts';
+
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
@@ -88,7 +88,7 @@ describe("the workers' /metrics", () => {
 
   it('gives the age of the newest ready snapshot: +Inf before the first, seconds after', async () => {
     expect(sampleValue(await scrape(), 'soulgraph_snapshot_age_seconds')).toBe(Infinity);
-    await writeStandInSnapshot(env.ch);
+    await materializeNow(env);
     const age = sampleValue(await scrape(), 'soulgraph_snapshot_age_seconds');
     expect(age).toBeGreaterThanOrEqual(0);
     expect(age).toBeLessThan(60);
