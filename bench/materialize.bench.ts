@@ -64,7 +64,7 @@ try {
       await rm(dir, { recursive: true, force: true });
       const baselineSeconds = await timeInputPass(ch);
       const run = await timeRun(config);
-      const peakMemoryBytes = await peakMemory(ch, config.CLICKHOUSE_DATABASE);
+      const peakMemoryBytes = await peakMemory(ch, run.window);
       const result: SizeResult = {
         profiles,
         follows: manifest.files.follows!.rows,
@@ -126,10 +126,11 @@ async function timeInputPass(ch: ClickHouse): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function timeRun(config: Config): Promise<{ seconds: number; buckets: number; rows: number }> {
+async function timeRun(config: Config): Promise<{ seconds: number; buckets: number; rows: number; window: [number, number] }> {
   const workers = await startWorkers(config, silentLogger(), { kinds: [], maintenance: false, materialize: true });
   try {
     const started = performance.now();
+    const startedAt = Math.floor(Date.now() / 1000);
     let reported = 0;
     const view = await watchRun(config, await enqueueRun(config, 'bench'), (v) => {
       const done = v.buckets.filter((b) => b.state === 'done').length;
@@ -139,17 +140,22 @@ async function timeRun(config: Config): Promise<{ seconds: number; buckets: numb
       }
     });
     if (view.state !== 'done') throw new Error(`run ${view.state}: ${view.error}`);
-    return { seconds: (performance.now() - started) / 1000, buckets: view.result!.buckets, rows: view.result!.rows };
+    const window: [number, number] = [startedAt, Math.ceil(Date.now() / 1000)];
+    return { seconds: (performance.now() - started) / 1000, buckets: view.result!.buckets, rows: view.result!.rows, window };
   } finally {
     await workers.close();
   }
 }
 
-/** The most memory any statement of the run took (they run with log_queries = 1). */
-async function peakMemory(ch: ClickHouse, database: string): Promise<number> {
+/**
+ * The most memory any statement of the run took (they run with log_queries = 1). By time
+ * window: the bench's server runs nothing else, and query_log on 18.16 has no database column.
+ */
+async function peakMemory(ch: ClickHouse, [from, to]: [number, number]): Promise<number> {
   await ch.command(sql`SYSTEM FLUSH LOGS`);
   const [row] = await ch.query(
-    sql`SELECT max(memory_usage) AS peak FROM system.query_log WHERE type = 2 AND current_database = ${database}`,
+    sql`SELECT max(memory_usage) AS peak FROM system.query_log
+        WHERE type = 2 AND event_time >= toDateTime(${from}) AND event_time <= toDateTime(${to})`,
     z.object({ peak: z.coerce.number() }),
   );
   return row?.peak ?? 0;

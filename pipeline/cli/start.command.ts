@@ -14,6 +14,7 @@ import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { generateWorld } from '../generate/world-generator.ts';
+import { enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
 import { openProcessContext, type ProcessContext } from '../../shared/process-context.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
@@ -53,6 +54,7 @@ export function startCommand(): Command {
       startChild(context, 'api', ['--import', 'tsx', API_SERVER], custody.apiEnv);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
         await ingestDemoWorld(context, say);
+        await materializeFirstSnapshot(context, say);
       }
       const ch = createClickHouse(context.config);
       const report = await tableReport(ch).finally(() => ch.close());
@@ -150,6 +152,18 @@ async function ingestDemoWorld(context: ProcessContext, say: (line: string) => v
     display.stop();
     if (summary.failedChunks.length > 0) throw new Error(`demo ${kind}: ${summary.failedChunks[0]!.reason}`);
   }
+}
+
+/** Recommendations right away, rather than after the first nightly run: the workers child computes them. */
+async function materializeFirstSnapshot(context: ProcessContext, say: (line: string) => void): Promise<void> {
+  say('computing the first snapshot of recommendations and tags (the nightly run: soulgraph materialize)');
+  const display = createProgressDisplay('materialize'.padEnd(15), '{done}/{buckets} buckets');
+  const view = await watchRun(context.config, await enqueueRun(context.config, 'start'), (v) => {
+    const done = v.buckets.filter((b) => b.state === 'done').length;
+    display.update(done, Math.max(1, v.buckets.length), { done, buckets: v.buckets.length });
+  });
+  display.stop();
+  if (view.state !== 'done') throw new Error(`first materialization ${view.state}: ${view.error ?? 'see the workers log'}`);
 }
 
 function nextSteps(config: Config): string {

@@ -48,7 +48,7 @@ describe('the soulgraph command line', () => {
   it('explains every command with --help', async () => {
     const { code, output } = await runSoulgraph(['--help'], env.env);
     expect(code).toBe(0);
-    for (const command of ['start', 'ingest', 'status', 'migrate', 'generate', 'workers', 'scheduler', 'schedules', 'retry']) {
+    for (const command of ['start', 'ingest', 'status', 'migrate', 'generate', 'workers', 'scheduler', 'schedules', 'retry', 'materialize', 'eval']) {
       expect(output).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
       expect((await runSoulgraph([command, '--help'], env.env)).code).toBe(0);
     }
