@@ -31,10 +31,13 @@ import { mintApiKey, type ApiKeyRow } from '../shared/api-keys.ts';
 import { createClickHouse, type ClickHouse } from '../shared/clickhouse/client.ts';
 import { migrate } from '../shared/clickhouse/migrate.ts';
 import { sql } from '../shared/clickhouse/sql-literal.ts';
-import { parseConfig } from '../shared/config.ts';
+import { parseConfig, type Config } from '../shared/config.ts';
 import type { KindName } from '../shared/records/kinds.ts';
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
+import { publishLists } from '../pipeline/serving/list-publisher.ts';
+import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
+import { createServingWriter } from '../pipeline/serving/serving-writer.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { benchNetworkKey, measureOneAtATime, prepareTagRequests, prewarmTags, TAG_DOMAINS, tagVerdict } from './tag-bench.ts';
@@ -97,6 +100,8 @@ try {
 
   const profileCount = await buildSnapshot(ch);
   log(`[${elapsed()}] snapshot ${SNAPSHOT_ID} ready: ${RECOMMENDATIONS_PER_PROFILE} recommendations for each of ${profileCount} profiles`);
+  const published = await publishServingCopy(config, ch);
+  log(`[${elapsed()}] serving copy in Redis: ${published} lists, as the nightly run's bucket jobs publish them`);
   const parts = await settleMerges(ch);
   log(`[${elapsed()}] background merges done; active parts: ${parts}`);
 
@@ -251,6 +256,17 @@ interface Target {
  * numbering the profiles densely, with the four reason kinds mixed; then the snapshot is
  * marked ready. Returns the number of profiles.
  */
+/** What the nightly run's bucket and mirror jobs do after writing a snapshot (pipeline/materialize/materialize-steps.ts). */
+async function publishServingCopy(config: Config, ch: ClickHouse): Promise<number> {
+  const writer = createServingWriter(config);
+  try {
+    await syncMirrors(ch, writer);
+    return await publishLists(ch, writer, SNAPSHOT_ID, sql`1`, config.SERVING_DEPTH);
+  } finally {
+    await writer.close();
+  }
+}
+
 async function buildSnapshot(ch: ClickHouse): Promise<number> {
   await ch.command(sql`DROP TABLE IF EXISTS bench_profile_numbers`);
   await ch.command(sql`CREATE TABLE bench_profile_numbers (n UInt32, profile_id String) ENGINE = Memory`);
