@@ -164,6 +164,8 @@ async function materializeFirstSnapshot(context: ProcessContext, say: (line: str
   });
   display.stop();
   if (view.state !== 'done') throw new Error(`first materialization ${view.state}: ${view.error ?? 'see the workers log'}`);
+  const result = view.result!;
+  say(`snapshot ${result.snapshotId} ready: ${result.rows} recommendations for ${result.profiles} profiles (table latest_recommendations)`);
 }
 
 function nextSteps(config: Config): string {
