@@ -22,16 +22,7 @@ const recommend = (token: string, query = '') =>
 
 beforeAll(async () => {
   ({ key: apiKey } = await api.createApiKey());
-  await ingestRecords(api, {
-    profiles: world.profiles,
-    'social-follows': world.socialFollows,
-    follows: world.follows,
-    'address-labels': world.addressLabels,
-    transactions: world.transactions,
-    'token-transfers': world.tokenTransfers,
-    'nft-collections': world.nftCollections,
-    'nft-transfers': world.nftTransfers,
-  });
+  await ingestRecords(api, world.records);
   const view = await materializeNow(api);
   if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
   snapshotId = view.result!.snapshotId;

@@ -48,16 +48,7 @@ describe('nightly materialization', () => {
   let first: number;
 
   it('ranks my candidates from all four signals with the scores and reasons worked out by hand', async () => {
-    await ingestRecords(env, {
-      profiles: world.profiles,
-      'social-follows': world.socialFollows,
-      follows: world.follows,
-      'address-labels': world.addressLabels,
-      transactions: world.transactions,
-      'token-transfers': world.tokenTransfers,
-      'nft-collections': world.nftCollections,
-      'nft-transfers': world.nftTransfers,
-    });
+    await ingestRecords(env, world.records);
     first = await ready();
 
     const list = await listOf(first, 'p_me');
