@@ -41,15 +41,21 @@ export async function issueUnifiedToken(
     .sign(keys.signingKey.key);
 }
 
+/** A verified token's subject and when the token expires (exp, seconds). */
+export interface VerifiedUnifiedToken extends UnifiedTokenSubject {
+  expiresAt: number;
+}
+
 /** The token's subject, or a TokenError saying why it was refused. */
 export async function verifyUnifiedToken(
   keys: SigningKeys,
   config: UnifiedTokenConfig,
   token: string,
   now: Date = new Date(),
-): Promise<UnifiedTokenSubject> {
+): Promise<VerifiedUnifiedToken> {
   const payload = await verifiedPayload(keys, config, token, now);
-  return subjectOf(payload);
+  // requiredClaims makes jose check that exp is present and a number.
+  return { ...subjectOf(payload), expiresAt: payload.exp! };
 }
 
 async function verifiedPayload(keys: SigningKeys, config: UnifiedTokenConfig, token: string, now: Date): Promise<JWTPayload> {

@@ -33,11 +33,13 @@ beforeAll(async () => {
 });
 
 describe('unified tokens', () => {
-  it('verify to the profile id and lowercase address they were issued for', async () => {
-    const token = await issueUnifiedToken(keys, config, subject);
-    await expect(verifyUnifiedToken(keys, config, token)).resolves.toEqual({
+  it('verify to the profile id and lowercase address they were issued for, and their expiry', async () => {
+    const issuedAt = new Date('2026-01-01T00:00:00Z');
+    const token = await issueUnifiedToken(keys, config, subject, issuedAt);
+    await expect(verifyUnifiedToken(keys, config, token, issuedAt)).resolves.toEqual({
       profileId: 'profile-42',
       address: ADDRESS.toLowerCase(),
+      expiresAt: issuedAt.getTime() / 1000 + config.UNIFIED_TOKEN_TTL_SECONDS,
     });
   });
 

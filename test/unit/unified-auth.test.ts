@@ -1,0 +1,64 @@
+/**
+ * The recommend endpoint's bearer check remembers verified tokens: remembering must never
+ * let through what verification would refuse.
+ */
+import type { Request, Response } from 'express';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../api/envelope.ts';
+import { errorCodes } from '../../api/error-codes.ts';
+import { requireUnifiedToken } from '../../api/middleware/unified-auth.ts';
+import { loadSigningKeys, type SigningKeys } from '../../api/tokens/signing-keys.ts';
+import { issueUnifiedToken } from '../../api/tokens/unified-token.ts';
+import { parseConfig, type Config } from '../../shared/config.ts';
+import { generateSigningKeyJwk } from '../../shared/signing-key-jwk.ts';
+
+const subject = { profileId: 'p_42', address: '0x00000000000000000000000000000000000000aa' };
+const ISSUED = Date.parse('2026-01-01T00:00:00Z');
+let config: Config;
+let keys: SigningKeys;
+
+beforeAll(async () => {
+  config = parseConfig({ NODE_ENV: 'test', UNIFIED_TOKEN_TTL_SECONDS: '3600', API_SIGNING_KEYS: JSON.stringify([await generateSigningKeyJwk()]) });
+  keys = await loadSigningKeys(config);
+});
+
+/** Runs the middleware once: the caller it set, or the envelope code it refused with. */
+async function check(handler: ReturnType<typeof requireUnifiedToken>, token: string): Promise<{ caller?: unknown; code?: string }> {
+  const req = { get: (name: string) => (name === 'Authorization' ? `Bearer ${token}` : undefined) } as unknown as Request;
+  const res = { locals: {} } as Response;
+  try {
+    await handler(req, res, () => {});
+    return { caller: res.locals.caller };
+  } catch (error) {
+    if (error instanceof ApiError) return { code: errorCodes[error.errorName].code };
+    throw error;
+  }
+}
+
+describe('the unified-token check', () => {
+  it('sets the caller from a valid token, again from memory on the next request', async () => {
+    let now = ISSUED;
+    const handler = requireUnifiedToken(keys, config, () => now);
+    const token = await issueUnifiedToken(keys, config, subject, new Date(ISSUED));
+    expect(await check(handler, token)).toEqual({ caller: subject });
+    now += 1_000;
+    expect(await check(handler, token)).toEqual({ caller: subject });
+  });
+
+  it('answers 10100 for a token verified earlier once it has expired', async () => {
+    let now = ISSUED;
+    const handler = requireUnifiedToken(keys, config, () => now);
+    const token = await issueUnifiedToken(keys, config, subject, new Date(ISSUED));
+    expect(await check(handler, token)).toEqual({ caller: subject });
+    now = ISSUED + 3_600_000 + 1_000;
+    expect(await check(handler, token)).toEqual({ code: '10100' });
+  });
+
+  it('answers 10101 for a remembered token with one character of its signature changed', async () => {
+    const handler = requireUnifiedToken(keys, config, () => ISSUED);
+    const token = await issueUnifiedToken(keys, config, subject, new Date(ISSUED));
+    expect(await check(handler, token)).toEqual({ caller: subject });
+    const last = token.at(-2) === 'A' ? 'B' : 'A';
+    expect(await check(handler, `${token.slice(0, -2)}${last}${token.at(-1)}`)).toEqual({ code: '10101' });
+  });
+});
