@@ -114,20 +114,20 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
       });
       for await (const chunk of chunks) {
         await tracker.waitBelow(maxOutstanding);
+        const { rowCount, ...body } = chunk;
         const data: IngestJob = {
           kind: options.kind,
           source,
           format: options.format,
           ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
-          ...(chunk.header ? { header: chunk.header } : {}),
-          rows: chunk.rows,
-          lines: chunk.lines,
+          ...body,
         };
         const jobId = `${runId}-${summary.chunks}`;
-        tracker.track(jobId, { source, rows: chunk.rows.length, firstLine: chunk.lines[0] ?? 0 });
+        const firstLine = 'text' in chunk ? chunk.firstLine : (chunk.lines[0] ?? 0);
+        tracker.track(jobId, { source, rows: rowCount, firstLine });
         await queue.add('chunk', data, { jobId });
         summary.chunks++;
-        summary.rowsRead += chunk.rows.length;
+        summary.rowsRead += rowCount;
         progress.chunksQueued = summary.chunks;
         progress.rowsRead = summary.rowsRead;
         report();
