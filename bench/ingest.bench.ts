@@ -113,7 +113,8 @@ async function timeDirectInsert(config: Config, file: string, serverConfig: stri
 
 async function timePipeline(config: Config, file: string): Promise<number> {
   await migrate(config);
-  const env = { ...process.env, CLICKHOUSE_URL: config.CLICKHOUSE_URL, REDIS_URL: config.REDIS_URL, CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE, QUEUE_PREFIX: config.QUEUE_PREFIX, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn' };
+  // Port 0: each worker process serves /metrics on a port of its own (two on 9464 would clash).
+  const env = { ...process.env, CLICKHOUSE_URL: config.CLICKHOUSE_URL, REDIS_URL: config.REDIS_URL, CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE, QUEUE_PREFIX: config.QUEUE_PREFIX, WORKERS_HTTP_PORT: '0', LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn' };
   const workers = Array.from({ length: WORKER_PROCESSES }, () =>
     spawn(process.execPath, [...WORKER_NODE_ARGS, BIN, 'workers', '--kinds', 'transactions'], { env, stdio: 'inherit' }),
   );
