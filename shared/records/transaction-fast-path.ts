@@ -12,8 +12,6 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 const UINT32_MAX = 4_294_967_295;
 
-const FIELDS = new Set(['chainId', 'hash', 'blockNumber', 'blockTime', 'from', 'to', 'value']);
-
 export function transactionFastPath(t: Record<string, unknown>): Record<string, unknown> | undefined {
   if (!onlyKnownFields(t)) return undefined;
   const { chainId, hash, blockNumber, blockTime, from, to, value } = t;
@@ -35,8 +33,22 @@ export function transactionFastPath(t: Record<string, unknown>): Record<string, 
   };
 }
 
+/** A switch on the key: V8 compares these internalized strings by identity (cheaper than a Set). */
 function onlyKnownFields(record: Record<string, unknown>): boolean {
-  for (const key in record) if (!FIELDS.has(key)) return false;
+  for (const key in record) {
+    switch (key) {
+      case 'chainId':
+      case 'hash':
+      case 'blockNumber':
+      case 'blockTime':
+      case 'from':
+      case 'to':
+      case 'value':
+        continue;
+      default:
+        return false;
+    }
+  }
   return true;
 }
 
