@@ -66,16 +66,18 @@ export const ingestResultSchema = z.object({
 export type IngestResult = z.infer<typeof ingestResultSchema>;
 
 /**
- * Retries with exponential backoff. A chunk job carries its rows (megabytes), and Redis
- * runs with noeviction, so finished jobs are kept only in bounded numbers: producers read
- * results from completion events, and failed jobs stay for inspection and retry.
+ * Retries with exponential backoff. A chunk job carries its rows (~13 MB for 50,000
+ * transactions), and Redis runs with noeviction, so finished jobs are kept only in bounded
+ * numbers: producers read results from completion events (20 completed jobs are more than
+ * a run's unfinished ones, for the tracker's fallback), and failed jobs stay for inspection
+ * and retry.
  */
 export function ingestJobOptions(config: Config): DefaultJobOptions {
   return {
     attempts: config.INGEST_JOB_ATTEMPTS,
     backoff: { type: 'exponential', delay: 1_000 },
-    removeOnComplete: { age: 3600, count: 200 },
-    removeOnFail: { age: 7 * 24 * 3600, count: 500 },
+    removeOnComplete: { age: 3600, count: 20 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 100 },
   };
 }
 
