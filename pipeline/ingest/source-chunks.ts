@@ -45,37 +45,46 @@ export async function* readSourceChunks(
 
 /**
  * Cuts the bytes into chunks of `chunkRows` non-blank lines without decoding or splitting
- * them into line strings (the producer's main cost when it did): a chunk is decoded once,
- * as one string, at a line break, so no UTF-8 character is ever cut.
+ * them into line strings (the producer's main cost when it did): a chunk's blocks are
+ * joined and decoded once, as one string, at a line break, so no UTF-8 character is cut.
  */
 async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number): AsyncGenerator<SourceChunk> {
-  let pending: Buffer = Buffer.alloc(0);
+  let parts: Buffer[] = []; // the chunk's bytes from earlier blocks (joined once, at the cut)
   let firstLine = 1;
-  let lineStart = 0;
-  let linesInPending = 0;
+  let lines = 0;
   let rowCount = 0;
+  let lineHasContent = false; // the line running on from an earlier block is not blank
+  let firstBlock = true;
   for await (const data of stream as AsyncIterable<Buffer>) {
     // A byte-order mark (Windows editors, PowerShell) is not part of the first record.
-    const bytes = firstLine === 1 && pending.length === 0 && hasBom(data) ? data.subarray(3) : data;
-    pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
-    for (let end = pending.indexOf(LF, lineStart); end !== -1; end = pending.indexOf(LF, lineStart)) {
-      linesInPending++;
-      if (!isBlank(pending, lineStart, end)) rowCount++;
-      lineStart = end + 1;
+    const block = firstBlock && hasBom(data) ? data.subarray(3) : data;
+    firstBlock = false;
+    let chunkStart = 0;
+    let lineStart = 0;
+    for (let lf = block.indexOf(LF); lf !== -1; lf = block.indexOf(LF, lineStart)) {
+      if (lineHasContent || !isBlank(block, lineStart, lf)) rowCount++;
+      lineHasContent = false;
+      lines++;
+      lineStart = lf + 1;
       if (rowCount === chunkRows) {
-        yield { text: pending.toString('utf8', 0, end), firstLine, rowCount };
-        pending = pending.subarray(lineStart);
-        firstLine += linesInPending;
-        lineStart = 0;
-        linesInPending = 0;
-        rowCount = 0;
+        yield { text: decode([...parts, block.subarray(chunkStart, lf)]), firstLine, rowCount };
+        [parts, chunkStart, firstLine, lines, rowCount] = [[], lineStart, firstLine + lines, 0, 0];
       }
     }
+    lineHasContent ||= !isBlank(block, lineStart, block.length);
+    parts.push(block.subarray(chunkStart));
   }
   // The last line may have no line break.
-  if (!isBlank(pending, lineStart, pending.length)) rowCount++;
-  const end = pending.at(-1) === LF ? pending.length - 1 : pending.length;
-  if (rowCount > 0) yield { text: pending.toString('utf8', 0, end), firstLine, rowCount };
+  if (lineHasContent) rowCount++;
+  if (rowCount > 0) yield { text: withoutFinalLf(decode(parts)), firstLine, rowCount };
+}
+
+function withoutFinalLf(text: string): string {
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+function decode(parts: Buffer[]): string {
+  return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
 }
 
 const LF = 0x0a;

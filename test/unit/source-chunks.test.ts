@@ -84,11 +84,13 @@ describe('JSON lines', () => {
     expect(chunks).toEqual([{ text: '{"n":1}\n{"n":2}', firstLine: 1, rowCount: 2 }]);
   });
 
-  it('never cuts a multi-byte character, whatever the read size', async () => {
-    const lines = Array.from({ length: 3000 }, (_, n) => JSON.stringify({ n, name: 'Zoë 東京 🚀'.repeat(n % 7) }));
-    const chunks = await chunksOf(file('utf8.jsonl', `${lines.join('\n')}\n`), 1000);
-    expect(chunks.map((c) => ('text' in c ? c.text : ''))).toEqual([0, 1, 2].map((i) => lines.slice(i * 1000, i * 1000 + 1000).join('\n')));
-    expect(chunks.map((c) => ('text' in c ? c.firstLine : 0))).toEqual([1, 1001, 2001]);
+  it('never cuts a multi-byte character or a line where the file is read in blocks (of 1 MiB)', async () => {
+    const lines = Array.from({ length: 30_000 }, (_, n) => (n % 1000 === 0 ? '  ' : JSON.stringify({ n, name: 'Zoë 東京 🚀'.repeat(n % 7) })));
+    const chunks = await chunksOf(file('utf8.jsonl', `${lines.join('\n')}\n`), 9990);
+    // 9,990 rows = 10,000 lines with their 10 blank ones (each chunk starts with one).
+    expect(chunks.map((c) => ('text' in c ? c.text : ''))).toEqual([0, 1, 2].map((i) => lines.slice(i * 10_000, (i + 1) * 10_000).join('\n')));
+    expect(chunks.map((c) => ('text' in c ? c.firstLine : 0))).toEqual([1, 10_001, 20_001]);
+    expect(chunks.map((c) => c.rowCount)).toEqual([9990, 9990, 9990]);
   });
 
   it('passes a malformed line through for the worker to reject', async () => {
