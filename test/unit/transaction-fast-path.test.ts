@@ -1,11 +1,12 @@
 /**
  * The transactions fast path must never accept what the schema refuses, and must yield
  * exactly the schema's row (same keys in the same order) for whatever it accepts.
- * Checked on hand-picked edge values of every field and on thousands of random mixes.
+ * Checked on hand-picked edge values of every field and on thousands of random mixes; the
+ * line fast path also on thousands of random one-character edits of canonical lines.
  */
 import { describe, it, expect } from 'vitest';
 import { transactionRecord } from '../../shared/records/chain-activity.ts';
-import { transactionFastPath } from '../../shared/records/transaction-fast-path.ts';
+import { transactionFastPath, transactionLineFastPath } from '../../shared/records/transaction-fast-path.ts';
 
 const VALID = {
   chainId: 1,
@@ -91,6 +92,68 @@ describe('transactionFastPath', () => {
         Object.keys(candidates).filter(() => random() < 0.3).map((f) => [f, pick(candidates[f]!)]),
       );
       taken[expectAgreement(record(overrides, random() < 0.1 ? pick(extraFields) : {}))]++;
+    }
+    expect(taken.fast).toBeGreaterThan(1_000);
+    expect(taken.schema).toBeGreaterThan(1_000);
+  });
+});
+
+/** Line fast path accepts => the line parses and the schema accepts it, with an identical row. */
+function expectLineAgreement(line: string): 'fast' | 'schema' {
+  const fast = transactionLineFastPath(line);
+  if (fast === undefined) return 'schema';
+  let parsed: unknown;
+  expect(() => (parsed = JSON.parse(line)), `fast path accepted a line that is not JSON: ${line}`).not.toThrow();
+  const schema = transactionRecord.safeParse(parsed);
+  expect(schema.success, `fast path accepted what the schema refuses: ${line}`).toBe(true);
+  expect(fast).toEqual(schema.data);
+  expect(Object.keys(fast)).toEqual(Object.keys(schema.data!));
+  return 'fast';
+}
+
+describe('transactionLineFastPath', () => {
+  const canonical = JSON.stringify(VALID);
+
+  it('takes a canonical line, with or without to, and returns the schema row', () => {
+    expect(expectLineAgreement(canonical)).toBe('fast');
+    for (const to of [ABSENT, null, '']) expect(expectLineAgreement(JSON.stringify(record({ to })))).toBe('fast');
+    expect(transactionLineFastPath(JSON.stringify(record({ to: null })))!.to_address).toBe('');
+  });
+
+  it('leaves other spellings of the same record to JSON.parse and the schema', () => {
+    const { value: _v, ...rest } = VALID;
+    for (const line of [
+      JSON.stringify(VALID, null, 1),
+      JSON.stringify({ value: VALID.value, ...rest }),
+      canonical.replace('"chainId":1', '"chainId":"1"'),
+      canonical.replace('"blockTime":1488775107', '"blockTime":1488775107000'),
+      canonical.replace('"blockNumber":3300400', '"blockNumber":9007199254740993'),
+      canonical.replace('"chainId":1', '"chainId":4294967296'),
+      canonical.replace('"chainId":1', '"chainId":0'),
+      canonical.replace('"value":"1000000000000000000"', '"value":1000000000000000000'),
+      canonical.replace('}', ',"to":null}'),
+      `${canonical} `,
+    ]) {
+      expect(transactionLineFastPath(line), line).toBeUndefined();
+    }
+  });
+
+  it.each(Object.keys(candidates))('agrees with the schema on canonical lines with every edge value of %s', (field) => {
+    for (const value of candidates[field]!) expectLineAgreement(JSON.stringify(record({ [field]: value })));
+  });
+
+  it('agrees with the schema on 20,000 random one-character edits of canonical lines', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const alphabet = '0123456789abcdefABCDEFxX{}[]":,. -\\nule';
+    const lines = [canonical, JSON.stringify(record({ to: null })), JSON.stringify(record({ to: ABSENT })), JSON.stringify(record({ value: '0', blockNumber: 0 }))];
+    const taken = { fast: 0, schema: 0 };
+    for (let i = 0; i < 20_000; i++) {
+      const line = lines[i % lines.length]!;
+      const at = Math.floor(random() * line.length);
+      const c = alphabet[Math.floor(random() * alphabet.length)]!;
+      const edit = [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)][i % 3]!;
+      taken[expectLineAgreement(edit)]++;
     }
     expect(taken.fast).toBeGreaterThan(1_000);
     expect(taken.schema).toBeGreaterThan(1_000);
