@@ -21,7 +21,7 @@ describe('the soulgraph command line', () => {
   it('shows rows per table and queue depths in status', async () => {
     const { code, output } = await runSoulgraph(['status'], env.env);
     expect(code).toBe(0);
-    expect(output).toMatch(/ingest-transactions\s+0\s+0\s+0\s+0\s+2\s+0/);
+    expect(output).toMatch(/ingest-transactions\s+0\s+0\s+0\s+0\s+1\s+0/);
     expect(output).toMatch(/transactions\s+transactions\s+19999\s+0/);
   });
 
