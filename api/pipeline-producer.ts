@@ -29,7 +29,7 @@ export function createPipelineProducer(config: Config, kinds: readonly KindName[
     async enqueue(kind, record, source) {
       const queue = queues.get(kind);
       if (!queue) throw new Error(`the API has no queue for ${kind}`);
-      const job: IngestJob = { kind, source, format: 'canonical', rows: [JSON.stringify(record)], lines: [1] };
+      const job: IngestJob = { kind, source, format: 'canonical', text: JSON.stringify(record), firstLine: 1 };
       await queue.add('record', job);
     },
     async close() {

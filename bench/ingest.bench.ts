@@ -4,7 +4,7 @@
  * inserting -> ClickHouse), side by side with clickhouse-client inserting the same rows
  * (already in the table's shape) directly, as a ratio. Target: >= 0.5.
  *
- *   BENCH_PROFILES=100000 (about 1 M transactions)  BENCH_CHUNK_ROWS=10000  BENCH_RUNS=3
+ *   BENCH_PROFILES=100000 (about 1 M transactions)  BENCH_CHUNK_ROWS=<INGEST_CHUNK_ROWS default>  BENCH_RUNS=3
  *   BENCH_WORKER_PROCESSES=<cores>  BENCH_WORKER_NODE_ARGS='--max-semi-space-size=64'
  */
 import { execFile, spawn } from 'node:child_process';
@@ -30,7 +30,8 @@ import { runIngest } from '../pipeline/ingest/ingest-run.ts';
 import { startBenchStack } from './bench-stack.ts';
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
-const CHUNK_ROWS = Number(process.env.BENCH_CHUNK_ROWS ?? 10_000);
+/** What `soulgraph ingest` uses unless told otherwise. */
+const CHUNK_ROWS = Number(process.env.BENCH_CHUNK_ROWS ?? parseConfig({}).INGEST_CHUNK_ROWS);
 /** Worker processes; one per core is how the pipeline is meant to be deployed. */
 const WORKER_PROCESSES = Number(process.env.BENCH_WORKER_PROCESSES ?? os.cpus().length);
 /** Rounds of (direct, pipeline), each into fresh databases; the medians are compared. */
@@ -113,7 +114,8 @@ async function timeDirectInsert(config: Config, file: string, serverConfig: stri
 
 async function timePipeline(config: Config, file: string): Promise<number> {
   await migrate(config);
-  const env = { ...process.env, CLICKHOUSE_URL: config.CLICKHOUSE_URL, REDIS_URL: config.REDIS_URL, CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE, QUEUE_PREFIX: config.QUEUE_PREFIX, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn' };
+  // Port 0: each worker process serves /metrics on a port of its own (two on 9464 would clash).
+  const env = { ...process.env, CLICKHOUSE_URL: config.CLICKHOUSE_URL, REDIS_URL: config.REDIS_URL, CLICKHOUSE_DATABASE: config.CLICKHOUSE_DATABASE, QUEUE_PREFIX: config.QUEUE_PREFIX, WORKERS_HTTP_PORT: '0', LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn' };
   const workers = Array.from({ length: WORKER_PROCESSES }, () =>
     spawn(process.execPath, [...WORKER_NODE_ARGS, BIN, 'workers', '--kinds', 'transactions'], { env, stdio: 'inherit' }),
   );

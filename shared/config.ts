@@ -72,7 +72,7 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
 
   /** Rows per ingest job: one ClickHouse INSERT per job. */
-  INGEST_CHUNK_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  INGEST_CHUNK_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
   INGEST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   INGEST_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   /** A job whose worker stops renewing its lock this long is handed to another worker. */

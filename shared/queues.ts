@@ -16,28 +16,45 @@ export function ingestQueueName(kind: KindName): string {
 export const ingestFormats = ['canonical', 'ethereum-etl'] as const;
 export type IngestFormat = (typeof ingestFormats)[number];
 
+const chunkOrigin = {
+  kind: z.enum(kindNames as [KindName, ...KindName[]]),
+  source: z.string().min(1).max(1024),
+  format: z.enum(ingestFormats),
+  /** Chain id for formats whose rows carry none (ethereum-etl). */
+  chainId: z.number().int().min(1).optional(),
+};
+
 /**
- * One chunk of a source file. `rows` are JSON lines (strings) or CSV rows (arrays of
- * cells, with `header`); `lines[i]` is the 1-based source line of `rows[i]`, so every
- * reject names its line.
+ * A JSON Lines chunk as one block of text: the source lines as they are, `firstLine` being
+ * the 1-based source line of its first one (blank lines count and are skipped), so every
+ * reject names its line. One string instead of one per line: the producer never splits the
+ * file into lines, and BullMQ (de)serialises and zod checks one value instead of thousands.
  */
-export const ingestJobSchema = z
+export const jsonLinesChunkSchema = z.object({
+  ...chunkOrigin,
+  text: z.string(),
+  firstLine: z.number().int().min(1),
+});
+
+/**
+ * A CSV chunk: rows as arrays of cells with the file's `header`; `lines[i]` is the 1-based
+ * source line of `rows[i]` (a quoted cell may span lines, so they are not consecutive).
+ */
+export const csvChunkSchema = z
   .object({
-    kind: z.enum(kindNames as [KindName, ...KindName[]]),
-    source: z.string().min(1).max(1024),
-    format: z.enum(ingestFormats),
-    /** Chain id for formats whose rows carry none (ethereum-etl). */
-    chainId: z.number().int().min(1).optional(),
-    header: z.array(z.string()).optional(),
-    rows: z.union([z.array(z.string()), z.array(z.array(z.string()))]),
+    ...chunkOrigin,
+    header: z.array(z.string()),
+    rows: z.array(z.array(z.string())),
     lines: z.array(z.number().int().min(1)),
   })
-  .refine((j) => j.rows.length === j.lines.length, 'rows and lines must have the same length')
-  .refine((j) => j.rows.length === 0 || typeof j.rows[0] === 'string' || j.header !== undefined, {
-    message: 'CSV rows need a header',
-  });
+  .refine((j) => j.rows.length === j.lines.length, 'rows and lines must have the same length');
+
+/** One chunk of a source file: JSON Lines text or CSV rows. */
+export const ingestJobSchema = z.union([jsonLinesChunkSchema, csvChunkSchema]);
 
 export type IngestJob = z.infer<typeof ingestJobSchema>;
+export type JsonLinesChunk = z.infer<typeof jsonLinesChunkSchema>;
+export type CsvChunk = z.infer<typeof csvChunkSchema>;
 
 export const rejectSampleSchema = z.object({ line: z.number(), reason: z.string() });
 export const ingestResultSchema = z.object({
@@ -49,16 +66,18 @@ export const ingestResultSchema = z.object({
 export type IngestResult = z.infer<typeof ingestResultSchema>;
 
 /**
- * Retries with exponential backoff. A chunk job carries its rows (megabytes), and Redis
- * runs with noeviction, so finished jobs are kept only in bounded numbers: producers read
- * results from completion events, and failed jobs stay for inspection and retry.
+ * Retries with exponential backoff. A chunk job carries its rows (~13 MB for 50,000
+ * transactions), and Redis runs with noeviction, so finished jobs are kept only in bounded
+ * numbers: producers read results from completion events (20 completed jobs are more than
+ * a run's unfinished ones, for the tracker's fallback), and failed jobs stay for inspection
+ * and retry.
  */
 export function ingestJobOptions(config: Config): DefaultJobOptions {
   return {
     attempts: config.INGEST_JOB_ATTEMPTS,
     backoff: { type: 'exponential', delay: 1_000 },
-    removeOnComplete: { age: 3600, count: 200 },
-    removeOnFail: { age: 7 * 24 * 3600, count: 500 },
+    removeOnComplete: { age: 3600, count: 20 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 100 },
   };
 }
 

@@ -100,7 +100,7 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
 function printSummary(kind: KindName, s: IngestSummary): void {
   const seconds = s.elapsedMs / 1000;
   const lines = [
-    `${kind}: ${s.accepted} accepted, ${s.rejected} rejected, ${s.rowsRead} read in ${s.chunks} chunks, ${seconds.toFixed(1)} s (${Math.round(s.rowsRead / Math.max(seconds, 0.001))} rows/s)`,
+    `${kind}: ${s.accepted} accepted, ${s.rejected} rejected, ${s.rowsRead} read in ${s.chunks} chunk${s.chunks === 1 ? '' : 's'}, ${seconds.toFixed(1)} s (${Math.round(s.rowsRead / Math.max(seconds, 0.001))} rows/s)`,
   ];
   for (const r of s.rejectSamples.slice(0, 10)) lines.push(`  rejected ${r.source}:${r.line}: ${r.reason}`);
   if (s.rejected > 10) lines.push(`  ... all rejects are in the ingest_rejects table`);

@@ -10,6 +10,7 @@ import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { IngestJob, IngestResult } from '../../shared/queues.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
 import type { FollowRow, ProfileSummaryRow, ServingWriter } from '../serving/serving-writer.ts';
+import { chunkRows } from './chunk-lines.ts';
 import { linkProfileIdentities } from './profile-identities.ts';
 import { validRows, type AcceptedRow, type Reject } from './validate-chunk.ts';
 
@@ -65,5 +66,5 @@ function rejectRow(job: IngestJob, jobId: string, reject: Reject, now: number) {
 }
 
 function rawLines(job: IngestJob): Map<number, string> {
-  return new Map(job.rows.map((row, i) => [job.lines[i]!, typeof row === 'string' ? row : JSON.stringify(row)]));
+  return new Map([...chunkRows(job)].map(({ line, raw }) => [line, typeof raw === 'string' ? raw : JSON.stringify(raw)]));
 }

@@ -19,7 +19,7 @@ export interface IngestRunOptions {
   format: IngestFormat;
   chainId?: number;
   chunkRows: number;
-  /** Unfinished jobs allowed at once; reading pauses beyond it. */
+  /** Unfinished jobs allowed at once; reading pauses beyond it. Default: MAX_ROWS_IN_FLIGHT rows' worth. */
   maxOutstanding?: number;
   /** Name recorded as `source` of rejects; defaults to the file path as given. */
   sourceName?: (file: string) => string;
@@ -50,12 +50,19 @@ export interface IngestSummary {
   elapsedMs: number;
 }
 
+/**
+ * Rows a run keeps queued or in progress at once (8 chunks of 50,000): enough to keep every
+ * worker busy, and what bounds the Redis memory a run takes (~270 bytes per transaction row)
+ * whatever the chunk size.
+ */
+export const MAX_ROWS_IN_FLIGHT = 400_000;
+
 /** Ingests the files through the kind's queue; resolves when every chunk has finished. */
 export async function runIngest(config: Config, options: IngestRunOptions): Promise<IngestSummary> {
   await preflight(options);
   const started = Date.now();
   const runId = `${started.toString(36)}${randomBytes(4).toString('hex')}`;
-  const maxOutstanding = options.maxOutstanding ?? 32;
+  const maxOutstanding = options.maxOutstanding ?? Math.max(2, Math.ceil(MAX_ROWS_IN_FLIGHT / options.chunkRows));
   const summary: IngestSummary = {
     chunks: 0,
     rowsRead: 0,
@@ -114,20 +121,20 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
       });
       for await (const chunk of chunks) {
         await tracker.waitBelow(maxOutstanding);
+        const { rowCount, ...body } = chunk;
         const data: IngestJob = {
           kind: options.kind,
           source,
           format: options.format,
           ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
-          ...(chunk.header ? { header: chunk.header } : {}),
-          rows: chunk.rows,
-          lines: chunk.lines,
+          ...body,
         };
         const jobId = `${runId}-${summary.chunks}`;
-        tracker.track(jobId, { source, rows: chunk.rows.length, firstLine: chunk.lines[0] ?? 0 });
+        const firstLine = 'text' in chunk ? chunk.firstLine : (chunk.lines[0] ?? 0);
+        tracker.track(jobId, { source, rows: rowCount, firstLine });
         await queue.add('chunk', data, { jobId });
         summary.chunks++;
-        summary.rowsRead += chunk.rows.length;
+        summary.rowsRead += rowCount;
         progress.chunksQueued = summary.chunks;
         progress.rowsRead = summary.rowsRead;
         report();

@@ -1,21 +1,19 @@
 /**
  * Reads a source file as chunks of raw rows with their line numbers, streaming, so a file
- * of any size is read in bounded memory. JSON Lines rows stay strings (the worker parses
- * them, so a malformed line is rejected with its number instead of stopping the read);
- * CSV rows are arrays of cells plus the header.
+ * of any size is read in bounded memory. A JSON Lines chunk is the file's text of
+ * `chunkRows` lines (the worker parses them, so a malformed line is rejected with its
+ * number instead of stopping the read); CSV rows are arrays of cells plus the header.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { parse as parseCsv } from 'csv-parse';
 
 export type SourceEncoding = 'jsonl' | 'csv';
 
-export interface SourceChunk {
-  header?: string[];
-  rows: string[] | string[][];
-  lines: number[];
-}
+/** `rowCount`: the chunk's rows (blank lines excluded), for progress. The rest is the job payload's body. */
+export type SourceChunk =
+  | { text: string; firstLine: number; rowCount: number }
+  | { header: string[]; rows: string[][]; lines: number[]; rowCount: number };
 
 export interface ReadProgress {
   bytesRead: number;
@@ -45,24 +43,63 @@ export async function* readSourceChunks(
   else yield* csvChunks(stream, chunkRows, file);
 }
 
+/**
+ * Cuts the bytes into chunks of `chunkRows` non-blank lines without decoding or splitting
+ * them into line strings (the producer's main cost when it did): a chunk's blocks are
+ * joined and decoded once, as one string, at a line break, so no UTF-8 character is cut.
+ */
 async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number): AsyncGenerator<SourceChunk> {
-  let rows: string[] = [];
-  let lines: number[] = [];
-  let lineNumber = 0;
-  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
-    lineNumber++;
+  let parts: Buffer[] = []; // the chunk's bytes from earlier blocks (joined once, at the cut)
+  let firstLine = 1;
+  let lines = 0;
+  let rowCount = 0;
+  let lineHasContent = false; // the line running on from an earlier block is not blank
+  let firstBlock = true;
+  for await (const data of stream as AsyncIterable<Buffer>) {
     // A byte-order mark (Windows editors, PowerShell) is not part of the first record.
-    const line = lineNumber === 1 ? text.replace(/^\uFEFF/, '') : text;
-    if (line.trim() === '') continue;
-    rows.push(line);
-    lines.push(lineNumber);
-    if (rows.length >= chunkRows) {
-      yield { rows, lines };
-      rows = [];
-      lines = [];
+    const block = firstBlock && hasBom(data) ? data.subarray(3) : data;
+    firstBlock = false;
+    let chunkStart = 0;
+    let lineStart = 0;
+    for (let lf = block.indexOf(LF); lf !== -1; lf = block.indexOf(LF, lineStart)) {
+      if (lineHasContent || !isBlank(block, lineStart, lf)) rowCount++;
+      lineHasContent = false;
+      lines++;
+      lineStart = lf + 1;
+      if (rowCount === chunkRows) {
+        yield { text: decode([...parts, block.subarray(chunkStart, lf)]), firstLine, rowCount };
+        [parts, chunkStart, firstLine, lines, rowCount] = [[], lineStart, firstLine + lines, 0, 0];
+      }
     }
+    lineHasContent ||= !isBlank(block, lineStart, block.length);
+    parts.push(block.subarray(chunkStart));
   }
-  if (rows.length > 0) yield { rows, lines };
+  // The last line may have no line break.
+  if (lineHasContent) rowCount++;
+  if (rowCount > 0) yield { text: withoutFinalLf(decode(parts)), firstLine, rowCount };
+}
+
+function withoutFinalLf(text: string): string {
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+function decode(parts: Buffer[]): string {
+  return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+}
+
+const LF = 0x0a;
+
+function hasBom(data: Buffer): boolean {
+  return data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf;
+}
+
+/** Whether bytes [start, end) are only spaces, tabs and CRs: the same test as the worker's isBlankLine. */
+function isBlank(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  }
+  return true;
 }
 
 async function* csvChunks(stream: NodeJS.ReadableStream, chunkRows: number, file: string): AsyncGenerator<SourceChunk> {
@@ -91,13 +128,13 @@ async function* csvChunks(stream: NodeJS.ReadableStream, chunkRows: number, file
     rows.push(record);
     lines.push(startLine);
     if (rows.length >= chunkRows) {
-      yield { header, rows, lines };
+      yield { header, rows, lines, rowCount: rows.length };
       rows = [];
       lines = [];
     }
   }
   if (!header) throw new Error(`${file}: empty CSV file (a header line is required)`);
-  if (rows.length > 0) yield { header, rows, lines };
+  if (rows.length > 0) yield { header, rows, lines, rowCount: rows.length };
 }
 
 /** The header of a CSV file (its first record), or undefined for an empty file. */

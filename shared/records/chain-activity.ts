@@ -12,6 +12,7 @@ import {
   txHash,
 } from './fields.ts';
 import { defineKind } from './record-kind.ts';
+import { transactionFastPath, transactionLineFastPath } from './transaction-fast-path.ts';
 
 export const transactionRecord = z
   .strictObject({
@@ -79,6 +80,8 @@ export const transactionsKind = defineKind({
   table: 'transactions',
   description: 'Native-currency transactions (value in wei, as a decimal string).',
   schema: transactionRecord,
+  fastPath: transactionFastPath,
+  fastLine: transactionLineFastPath,
   example: {
     chainId: 1,
     hash: '0xe6e3adc26100e603097ad9e0dfe9b097f3a8be17c04d541805220a5f30b304ef',

@@ -14,14 +14,14 @@ describe('the soulgraph command line', () => {
     const { code, output } = await runSoulgraph(['ingest', 'transactions', '--format', 'ethereum-etl', RAPHTORY_TRANSACTIONS], env.env);
     expect(code).toBe(0);
     expect(output).toContain('no worker is serving ingest-transactions');
-    expect(output).toMatch(/transactions: 19999 accepted, 0 rejected, 19999 read in 2 chunks/);
+    expect(output).toMatch(/transactions: 19999 accepted, 0 rejected, 19999 read in 1 chunk/);
     expect(await logicalRows(env, 'transactions')).toBe(19_999);
   });
 
   it('shows rows per table and queue depths in status', async () => {
     const { code, output } = await runSoulgraph(['status'], env.env);
     expect(code).toBe(0);
-    expect(output).toMatch(/ingest-transactions\s+0\s+0\s+0\s+0\s+2\s+0/);
+    expect(output).toMatch(/ingest-transactions\s+0\s+0\s+0\s+0\s+1\s+0/);
     expect(output).toMatch(/transactions\s+transactions\s+19999\s+0/);
   });
 

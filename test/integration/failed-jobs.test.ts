@@ -28,7 +28,7 @@ const transaction = (n: number) =>
     to: `0x${'2'.repeat(40)}`,
     value: String(n),
   });
-const chunk = (rows: string[]): IngestJob => ({ kind: 'transactions', source: 'failed-jobs.test', format: 'canonical', rows, lines: rows.map((_, i) => i + 1) });
+const chunk = (rows: string[]): IngestJob => ({ kind: 'transactions', source: 'failed-jobs.test', format: 'canonical', text: rows.join('\n'), firstLine: 1 });
 
 async function settled(job: Job): Promise<Job> {
   await waitFor(async () => ['failed', 'completed'].includes(await queue.getJobState(job.id!)), 30_000, `job ${job.id} to settle`);

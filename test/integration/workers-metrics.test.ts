@@ -58,8 +58,8 @@ describe("the workers' /metrics", () => {
       expect(text, queue).toContain(`soulgraph_queue_jobs{queue="${queue}",state="waiting"}`);
     }
     const queue = new Queue(ingestQueueName('nft-transfers'), { connection: redisConnection(env.config, 'producer'), prefix: env.config.QUEUE_PREFIX });
-    await queue.add('chunk', { kind: 'nft-transfers', source: 'x', format: 'canonical', rows: [], lines: [] });
-    await queue.add('chunk', { kind: 'nft-transfers', source: 'y', format: 'canonical', rows: [], lines: [] });
+    await queue.add('chunk', { kind: 'nft-transfers', source: 'x', format: 'canonical', text: '', firstLine: 1 });
+    await queue.add('chunk', { kind: 'nft-transfers', source: 'y', format: 'canonical', text: '', firstLine: 1 });
     await queue.close();
     // No worker serves nft-transfers here: both wait.
     expect(sampleValue(await scrape(), 'soulgraph_queue_jobs', { queue: ingestQueueName('nft-transfers'), state: 'waiting' })).toBe(2);
@@ -70,7 +70,7 @@ describe("the workers' /metrics", () => {
     const before = await scrape();
     const queue = new Queue(queueName, { connection: redisConnection(env.config, 'producer'), prefix: env.config.QUEUE_PREFIX });
     const row = JSON.stringify({ followerProfileId: 'p_x', followeeProfileId: 'p_y', followedAt: '2024-02-01T00:00:00Z' });
-    await queue.add('chunk', { kind: 'follows', source: 'metrics', format: 'canonical', rows: [row, '{}'], lines: [1, 2] });
+    await queue.add('chunk', { kind: 'follows', source: 'metrics', format: 'canonical', text: `${row}\n{}`, firstLine: 1 });
     await queue.add('chunk', { kind: 'follows', rows: 'never valid' });
     await waitFor(async () => {
       const counts = await queue.getJobCounts('completed', 'failed');

@@ -25,7 +25,7 @@ function bigChunk(): IngestJob {
       value: String(n),
     }),
   );
-  return { kind: 'transactions', source: 'shutdown.test', format: 'canonical', rows, lines: rows.map((_, i) => i + 1) };
+  return { kind: 'transactions', source: 'shutdown.test', format: 'canonical', text: rows.join('\n'), firstLine: 1 };
 }
 
 describe('the workers process on SIGTERM', () => {

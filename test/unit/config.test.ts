@@ -25,7 +25,7 @@ describe('parseConfig defaults', () => {
     expect(config.QUEUE_PREFIX).toBe('soulgraph');
     expect(config.DATA_DIR).toBe('.data');
     expect(config.API_PORT).toBe(8080);
-    expect(config.INGEST_CHUNK_ROWS).toBe(10_000);
+    expect(config.INGEST_CHUNK_ROWS).toBe(50_000);
     expect(config.INGEST_WORKER_CONCURRENCY).toBe(2);
     expect(config.INGEST_JOB_ATTEMPTS).toBe(5);
     expect(config.INGEST_LOCK_MS).toBe(30_000);

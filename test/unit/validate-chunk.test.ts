@@ -15,9 +15,31 @@ function readSimpleCsv(file: string, count = Infinity): { header: string[]; rows
   return { header: head!.split(','), rows, lines: rows.map((_, i) => i + 2) };
 }
 
+interface TestChunk {
+  kind: IngestJob['kind'];
+  format?: IngestJob['format'];
+  chainId?: number;
+  header?: string[];
+  /** JSON lines (sent as one text block, each on its line) or CSV cells (with a header). */
+  rows: string[] | string[][];
+  lines: number[];
+}
+
 /** A job that also passes the queue's own payload schema (so the test uses real job shapes). */
-function job(fields: Omit<IngestJob, 'source' | 'format'> & Partial<Pick<IngestJob, 'source' | 'format'>>): IngestJob {
-  return ingestJobSchema.parse({ source: 'test-input', format: 'canonical', ...fields });
+function job({ rows, lines, ...fields }: TestChunk): IngestJob {
+  const body = fields.header ? { rows, lines } : jsonLinesText(rows as string[], lines);
+  return ingestJobSchema.parse({ source: 'test-input', format: 'canonical', ...fields, ...body });
+}
+
+/** The JSON Lines text block with each row on its own line and blank lines in the gaps. */
+function jsonLinesText(rows: string[], lines: number[]): { text: string; firstLine: number } {
+  const firstLine = lines[0] ?? 1;
+  const text: string[] = [];
+  rows.forEach((row, i) => {
+    while (firstLine + text.length < lines[i]!) text.push('');
+    text.push(row);
+  });
+  return { text: text.join('\n'), firstLine };
 }
 
 const TX = {
