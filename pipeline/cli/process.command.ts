@@ -22,7 +22,11 @@ export function workersCommand(): Command {
       context.shutdown.exitOnSignals();
       const metrics = createPipelineMetrics(createMetricsRegistry());
       const running = await startWorkers(context.config, context.logger, { ...(kinds ? { kinds } : {}), metrics });
-      const http = await serveWorkersHttp(context.config, context.logger, running);
+      // A port already taken must not leave workers running with no shutdown step to stop them.
+      const http = await serveWorkersHttp(context.config, context.logger, running).catch(async (error: unknown) => {
+        await running.close();
+        throw error;
+      });
       // Shutdown runs these newest first: not ready, then finish the jobs, then stop serving /metrics.
       context.shutdown.add('workers http server', () => http.close());
       context.shutdown.add('workers', () => running.close());
