@@ -123,11 +123,13 @@ export const configSchema = z.object({
   METADATA_MAX_BYTES: z.coerce.number().int().min(1_024).max(10_000_000).default(262_144),
   /** Redirects followed (each target checked again). */
   METADATA_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
-  /** Allow metadata URLs on private and loopback addresses. Only for tests and local development. */
-  METADATA_ALLOW_PRIVATE: z
-    .enum(['true', 'false', '1', '0', ''])
-    .default('false')
-    .transform((v) => v === 'true' || v === '1'),
+  /**
+   * Private or loopback networks (CIDRs, comma-separated) that metadata URLs may reach after
+   * all, e.g. 127.0.0.0/8 for tests and local development. Blank: none (production).
+   */
+  METADATA_ALLOW_PRIVATE_NETWORKS: csvList.pipe(
+    z.array(z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be CIDRs such as 127.0.0.0/8 or ::1/128')),
+  ),
 
   // Nightly materialization of recommendations and tags (pipeline/materialize).
   /** Cron pattern (UTC) of the nightly run. */

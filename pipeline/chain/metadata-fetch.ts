@@ -7,7 +7,7 @@
  * - no private, loopback, link-local or otherwise reserved address, whether the URL names
  *   it or DNS resolves to it: the check runs in the socket's own lookup, so the address
  *   checked is the address connected to (no DNS rebinding between check and connect);
- *   METADATA_ALLOW_PRIVATE lifts this for tests and local development only;
+ *   METADATA_ALLOW_PRIVATE_NETWORKS exempts given networks, for tests and local development only;
  * - one deadline for the whole fetch, redirects included;
  * - at most METADATA_MAX_BYTES read (announced or not);
  * - redirects followed by hand, at most METADATA_MAX_REDIRECTS, each target checked again;
@@ -23,7 +23,7 @@ import type { Config } from '../../shared/config.ts';
 
 export type MetadataSettings = Pick<
   Config,
-  'METADATA_IPFS_GATEWAY' | 'METADATA_TIMEOUT_MS' | 'METADATA_MAX_BYTES' | 'METADATA_MAX_REDIRECTS' | 'METADATA_ALLOW_PRIVATE'
+  'METADATA_IPFS_GATEWAY' | 'METADATA_TIMEOUT_MS' | 'METADATA_MAX_BYTES' | 'METADATA_MAX_REDIRECTS' | 'METADATA_ALLOW_PRIVATE_NETWORKS'
 >;
 
 export type MetadataOutcome =
@@ -153,13 +153,28 @@ interface Answer {
   redirect?: string;
 }
 
-function guardedLookup(allowPrivate: boolean): net.LookupFunction {
+/** The exempt networks of METADATA_ALLOW_PRIVATE_NETWORKS. */
+function allowList(cidrs: readonly string[]): net.BlockList {
+  const list = new net.BlockList();
+  for (const cidr of cidrs) {
+    const [prefix, bits] = cidr.split('/') as [string, string];
+    list.addSubnet(prefix, Number(bits), net.isIP(prefix) === 6 ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
+
+function refusedAddress(address: string, allowed: net.BlockList): boolean {
+  if (!isForbiddenAddress(address)) return false;
+  return !allowed.check(address, net.isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
+function guardedLookup(allowed: net.BlockList): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { all: true }, (error, addresses) => {
       if (error) return callback(error, '', 4);
       const list = addresses as dns.LookupAddress[];
-      const forbidden = list.find((a) => isForbiddenAddress(a.address));
-      if (forbidden && !allowPrivate) {
+      const forbidden = list.find((a) => refusedAddress(a.address, allowed));
+      if (forbidden) {
         return callback(new Refused(`${hostname} resolves to the private or reserved address ${forbidden.address}`) as NodeJS.ErrnoException, '', 4);
       }
       const chosen = list[0];
@@ -172,7 +187,8 @@ function guardedLookup(allowPrivate: boolean): net.LookupFunction {
 
 function request(url: URL, settings: MetadataSettings, signal: AbortSignal): Promise<Answer> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && isForbiddenAddress(host) && !settings.METADATA_ALLOW_PRIVATE) {
+  const allowed = allowList(settings.METADATA_ALLOW_PRIVATE_NETWORKS);
+  if (net.isIP(host) && refusedAddress(host, allowed)) {
     return Promise.reject(new Refused(`${host} is a private or reserved address`));
   }
   const client = url.protocol === 'https:' ? https : http;
@@ -182,7 +198,7 @@ function request(url: URL, settings: MetadataSettings, signal: AbortSignal): Pro
       {
         method: 'GET',
         signal,
-        lookup: guardedLookup(settings.METADATA_ALLOW_PRIVATE),
+        lookup: guardedLookup(allowed),
         headers: { accept: 'application/json', 'user-agent': 'soulgraph-metadata/1' },
         agent: false,
       },
