@@ -20,6 +20,17 @@ export class CollectionNames {
   async describe(client: PublicClient, chainId: number, contracts: Iterable<string>, concurrency: number): Promise<number> {
     const unknown = [...new Set(contracts)].filter((c) => !this.known.has(`${chainId}:${c}`));
     if (unknown.length === 0) return 0;
+    // Taken at once, so that two jobs of this process never ask for the same contract; given back on failure.
+    for (const c of unknown) this.known.add(`${chainId}:${c}`);
+    try {
+      return await this.describeUnknown(client, chainId, unknown, concurrency);
+    } catch (error) {
+      for (const c of unknown) this.known.delete(`${chainId}:${c}`);
+      throw error;
+    }
+  }
+
+  private async describeUnknown(client: PublicClient, chainId: number, unknown: string[], concurrency: number): Promise<number> {
     const stored = new Set(
       (
         await this.ch.query(
@@ -43,7 +54,6 @@ export class CollectionNames {
       'nft_collections',
       rows.map((r) => ({ chain_id: chainId, contract: r.contract, name: r.name, symbol: r.symbol, updated_at: now, ingested_at: now })),
     );
-    for (const c of unknown) this.known.add(`${chainId}:${c}`);
     return rows.length;
   }
 }

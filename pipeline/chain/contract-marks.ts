@@ -16,6 +16,7 @@ const CACHE_LIMIT = 200_000;
 
 export class ContractMarks {
   private readonly known = new Map<string, boolean>();
+  private readonly asking = new Set<string>();
 
   constructor(
     private readonly ch: ClickHouse,
@@ -24,8 +25,18 @@ export class ContractMarks {
 
   /** Checks the addresses not known yet; returns how many new contracts were marked. */
   async mark(client: PublicClient, chainId: number, addresses: Iterable<string>, concurrency: number): Promise<number> {
-    const unknown = [...new Set(addresses)].filter((a) => a !== '' && !this.known.has(`${chainId}:${a}`));
+    const unknown = [...new Set(addresses)].filter((a) => a !== '' && !this.known.has(`${chainId}:${a}`) && !this.asking.has(`${chainId}:${a}`));
     if (unknown.length === 0) return 0;
+    // Reserved at once, so that two jobs of this process never ask about the same address.
+    for (const a of unknown) this.asking.add(`${chainId}:${a}`);
+    try {
+      return await this.markUnknown(client, chainId, unknown, concurrency);
+    } finally {
+      for (const a of unknown) this.asking.delete(`${chainId}:${a}`);
+    }
+  }
+
+  private async markUnknown(client: PublicClient, chainId: number, unknown: string[], concurrency: number): Promise<number> {
     const stored = new Set<string>();
     for (let i = 0; i < unknown.length; i += 1_000) {
       const slice = unknown.slice(i, i + 1_000);
