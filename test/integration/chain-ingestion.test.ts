@@ -49,7 +49,7 @@ beforeAll(async () => {
   await chain.send('TestSoulbound', c.sbt, 'mint', [a[5], 2n, `${meta.url}/missing.json`, '']);
   await chain.send('TestAttestation', c.attest, 'give', [a[6], 9n, `${meta.url}/good/9.json`]);
   await chain.transferEth(a[7]!, a[8]!, parseEther('1'));
-  head = Number(await chain.publicClient.getBlockNumber());
+  head = Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 }));
   workers = await startWorkers(env.config, createLogger(env.config, 'test'), { kinds: [], maintenance: false, materialize: false, chain: true });
   backfillSummary = await runBackfill(env.config, chainSource(env.config, 31337), 0, head);
 }, 120_000);
