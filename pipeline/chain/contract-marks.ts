@@ -50,15 +50,19 @@ export class ContractMarks {
       }
     }
     const ask = unknown.filter((a) => !stored.has(a));
+    const failures: string[] = [];
     const answers = await mapBounded(ask, concurrency, async (address) => {
       try {
         const code = await client.request({ method: 'eth_getCode', params: [address as `0x${string}`, 'latest'] });
         return { address, isContract: typeof code === 'string' && code !== '0x' && code !== '0x0' };
       } catch (error) {
-        this.logger.warn({ chainId, address, err: (error as Error).message.split('\n')[0] }, 'eth_getCode failed; the address is asked again later');
+        failures.push((error as Error).message.split('\n')[0]!);
         return undefined;
       }
     });
+    if (failures.length > 0) {
+      this.logger.warn({ chainId, addresses: failures.length, err: failures[0] }, 'eth_getCode failed; those addresses are asked again when seen again');
+    }
     const now = Math.floor(Date.now() / 1000);
     const answered = answers.filter((a): a is { address: string; isContract: boolean } => a !== undefined);
     const contracts = answered.filter((a) => a.isContract);

@@ -42,6 +42,9 @@ export async function fetchBlock(client: PublicClient, number: number): Promise<
     params: [numberToHex(number), true],
   })) as unknown as RawBlock | null;
   if (!block) throw new ChainMovedError(`block ${number} is not available from the RPC (beyond its head?)`);
+  if (block.transactions.some((t) => typeof t !== 'object' || t === null || typeof t.from !== 'string' || typeof t.hash !== 'string')) {
+    throw new Error(`the RPC answered block ${number} without full transaction objects (asked with includeTransactions = true)`);
+  }
   return block;
 }
 
