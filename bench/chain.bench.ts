@@ -88,7 +88,7 @@ try {
   }
   await node.rpc('evm_setAutomine', [true]);
   const end = Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 }));
-  log(`generated blocks ${start}-${end} (${end - start + 1} blocks, ${sent} transactions) in ${((Date.now() - generateStarted) / 1000).toFixed(1)} s`);
+  log(`generated blocks ${start}-${end} (${end - start + 1} blocks, ${sent} transactions sent) in ${((Date.now() - generateStarted) / 1000).toFixed(1)} s`);
 
   const env = {
     CLICKHOUSE_URL: bench.stack.clickhouseUrl,
@@ -107,6 +107,7 @@ try {
   const read = await mapBounded(ranges, config.CHAIN_WORKER_CONCURRENCY, ([from, to]) => fetchRange(source.client, from, to, config.CHAIN_BLOCK_FETCH_CONCURRENCY));
   const baselineSeconds = (performance.now() - baselineStarted) / 1000;
   const baselineLogs = read.reduce((sum, r) => sum + r.logs.length, 0);
+  const chainTransactions = read.reduce((sum, r) => sum + r.blocks.reduce((n, b) => n + b.transactions.length, 0), 0);
 
   // Pipeline: backfill through the chain queue and a chain worker, into ClickHouse.
   const workers = await startWorkers(config, createLogger(config, 'bench'), { kinds: [], maintenance: false, materialize: false, chain: true });
@@ -132,6 +133,8 @@ try {
   console.log(line('pipeline: queue -> worker -> CH', pipelineSeconds, summary.logs));
   console.log(`ratio pipeline / baseline (blocks/s): ${(baselineSeconds / pipelineSeconds).toFixed(2)}`);
   console.log(`rows written: ${JSON.stringify(counts[0])}`);
+  // The pipeline must have written what the chain holds (sent transactions the node dropped are not on it).
+  console.log(`transactions on the chain (as read by the baseline): ${chainTransactions}; in ClickHouse: ${counts[0]!.transactions}${chainTransactions === counts[0]!.transactions ? '' : '  MISMATCH'}`);
 } finally {
   await bench.shutdown.run();
 }
