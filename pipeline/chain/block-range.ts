@@ -71,27 +71,30 @@ export async function ingestRange(deps: RangeDeps, source: ChainSource, from: nu
   const times = new Map(fetched.blocks.map((b) => [Number(BigInt(b.number)), Number(BigInt(b.timestamp))]));
   const timeOf = (block: number) => times.get(block) ?? 0;
   const events = fetched.logs.map(decodeLog).filter((e): e is ChainEvent => e !== undefined);
-
-  const transactions = await ch.insert('transactions', transactionRows(chainId, fetched.blocks, now));
-  const tokenTransfers = await ch.insert(
-    'token_transfers',
-    events.flatMap((e) =>
-      e.type === 'erc20'
-        ? [{ chain_id: chainId, contract: e.contract, from_address: e.from, to_address: e.to, value: e.value, tx_hash: e.txHash, log_index: e.logIndex, block_number: e.blockNumber, block_time: timeOf(e.blockNumber), ingested_at: now }]
-        : [],
-    ),
-  );
   const nftRows = events.flatMap((e) => nftTransferRows(chainId, e, timeOf(e.blockNumber), now));
-  const nftTransfers = await ch.insert('nft_transfers', nftRows);
-
   const concurrency = config.CHAIN_BLOCK_FETCH_CONCURRENCY;
-  await deps.caches.collections.describe(source.client, chainId, nftRows.map((r) => r.contract), concurrency);
   const recipients = fetched.blocks.flatMap((b) => b.transactions.map((t) => (t.to ?? '').toLowerCase()));
-  const contractsMarked = await deps.caches.contracts.mark(source.client, chainId, recipients, concurrency);
 
-  const mints = await deps.caches.sbt.resolve(source.client, chainId, await findSbtMints(source.client, events), concurrency);
-  await ch.insert('sbt_mint_sources', mints.map((m) => sbtSourceRow(chainId, m, now)));
-  const sbtMints = await ch.insert('sbt_mints', mints.map((m) => sbtMintRow(chainId, m, timeOf(m.blockNumber), now)));
+  // Independent writes run side by side; only the blocks and the done mark wait for all of them.
+  const [transactions, tokenTransfers, nftTransfers, , contractsMarked, sbtMints] = await allSettledOrThrow([
+    ch.insert('transactions', transactionRows(chainId, fetched.blocks, now)),
+    ch.insert(
+      'token_transfers',
+      events.flatMap((e) =>
+        e.type === 'erc20'
+          ? [{ chain_id: chainId, contract: e.contract, from_address: e.from, to_address: e.to, value: e.value, tx_hash: e.txHash, log_index: e.logIndex, block_number: e.blockNumber, block_time: timeOf(e.blockNumber), ingested_at: now }]
+          : [],
+      ),
+    ),
+    ch.insert('nft_transfers', nftRows),
+    deps.caches.collections.describe(source.client, chainId, nftRows.map((r) => r.contract), concurrency),
+    deps.caches.contracts.mark(source.client, chainId, recipients, concurrency),
+    (async () => {
+      const mints = await deps.caches.sbt.resolve(source.client, chainId, await findSbtMints(source.client, events), concurrency);
+      await ch.insert('sbt_mint_sources', mints.map((m) => sbtSourceRow(chainId, m, now)));
+      return ch.insert('sbt_mints', mints.map((m) => sbtMintRow(chainId, m, timeOf(m.blockNumber), now)));
+    })(),
+  ]);
 
   await ch.insert(
     'chain_blocks',
@@ -118,6 +121,17 @@ export async function ingestRange(deps: RangeDeps, source: ChainSource, from: nu
     contractsMarked,
     lastHash: fetched.blocks.at(-1)!.hash.toLowerCase(),
   };
+}
+
+/**
+ * Like Promise.all, but fails only once every write has settled: a retry deletes what this
+ * attempt wrote, so no write of it may still be in flight then.
+ */
+async function allSettledOrThrow<T extends readonly unknown[]>(work: [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 function* transactionRows(chainId: number, blocks: RawBlock[], now: number) {

@@ -29,7 +29,7 @@ const count = async (table: string) =>
 
 beforeAll(async () => {
   [node, meta] = await Promise.all([startHardhatNode(), startMetadataServer()]);
-  meta.setSlowMs(2_500);
+  meta.setSlowMs(1_500);
   childEnv = { ...env.env, ...chainSettings(node, { blocksPerJob: 1_000 }), METADATA_TIMEOUT_MS: '10000', INGEST_LOCK_MS: '1000' };
   config = parseConfig(childEnv);
   const chain = await devChain(node.url);
