@@ -7,7 +7,7 @@
  * The ratio pipeline / baseline is what ingestion (decoding, ClickHouse writes, queue,
  * contract checks, collection names) costs on top of reading the chain.
  *
- *   BENCH_BLOCKS=10000  BENCH_BLOCKS_PER_JOB=100  BENCH_SEED=7
+ *   BENCH_BLOCKS=10000  BENCH_BLOCKS_PER_JOB=100  BENCH_CONCURRENCY=2  BENCH_SEED=7
  */
 import { parseConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -27,6 +27,8 @@ import { startBenchStack } from './bench-stack.ts';
 
 const BLOCKS = Math.max(Number(process.env.BENCH_BLOCKS ?? 10_000), 1);
 const BLOCKS_PER_JOB = Number(process.env.BENCH_BLOCKS_PER_JOB ?? 100);
+/** Range jobs at once (CHAIN_WORKER_CONCURRENCY); the baseline reads as many ranges at once. */
+const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '2';
 let seed = Number(process.env.BENCH_SEED ?? 7);
 const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
@@ -95,6 +97,7 @@ try {
     REDIS_URL: bench.stack.redisUrl,
     LOG_LEVEL: 'warn',
     WORKERS_HTTP_PORT: '0',
+    CHAIN_WORKER_CONCURRENCY: CONCURRENCY,
     CHAINS: JSON.stringify([{ id: 31337, rpcUrls: [node.url], confirmations: 0, blocksPerJob: BLOCKS_PER_JOB }]),
   };
   const config = parseConfig(env);
@@ -135,6 +138,7 @@ try {
   console.log(`rows written: ${JSON.stringify(counts[0])}`);
   // The pipeline must have written what the chain holds (sent transactions the node dropped are not on it).
   console.log(`transactions on the chain (as read by the baseline): ${chainTransactions}; in ClickHouse: ${counts[0]!.transactions}${chainTransactions === counts[0]!.transactions ? '' : '  MISMATCH'}`);
+  console.log(`logs read by the baseline: ${baselineLogs}; by the pipeline: ${summary.logs}${baselineLogs === summary.logs ? '' : '  MISMATCH'}`);
 } finally {
   await bench.shutdown.run();
 }

@@ -9,7 +9,7 @@ import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { ChainSource } from './chain-source.ts';
+import { verifyChainId, type ChainSource } from './chain-source.ts';
 import { markRange, rangeStatus } from './checkpoints.ts';
 import { CollectionNames } from './collections.ts';
 import { ContractMarks } from './contract-marks.ts';
@@ -56,6 +56,7 @@ export interface RangeDeps {
 export async function ingestRange(deps: RangeDeps, source: ChainSource, from: number, to: number, jobId: string): Promise<RangeResult> {
   const { ch, config } = deps;
   const chainId = source.id;
+  await verifyChainId(source);
   const status = await rangeStatus(ch, chainId, from, to);
   const empty = { chainId, from, to, blocks: 0, transactions: 0, logs: 0, tokenTransfers: 0, nftTransfers: 0, sbtMints: 0, contractsMarked: 0 };
   if (status === 'done') return { ...empty, skipped: true, lastHash: await storedHash(ch, chainId, to) };

@@ -24,6 +24,23 @@ export function chainSources(config: Config): ChainSource[] {
   }));
 }
 
+const verified = new WeakSet<ChainSource>();
+
+export class ChainMismatchError extends Error {
+  override name = 'ChainMismatchError';
+}
+
+/**
+ * Checks once per source that its RPC serves the configured chain (eth_chainId): a wrong URL
+ * in CHAINS would otherwise write one chain's rows under another chain's id.
+ */
+export async function verifyChainId(source: ChainSource): Promise<void> {
+  if (verified.has(source)) return;
+  const served = await source.client.getChainId();
+  if (served !== source.id) throw new ChainMismatchError(`the RPC of chain ${source.id} (${source.name}) serves chain ${served}: check CHAINS`);
+  verified.add(source);
+}
+
 export class UnknownChainError extends Error {
   override name = 'UnknownChainError';
 }

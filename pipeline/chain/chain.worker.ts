@@ -14,7 +14,7 @@ import { CHAIN_QUEUE, chainJobSchema, type ChainJobResult } from '../../shared/q
 import { chainHeadLag } from '../metrics/chain-head-lag.ts';
 import type { PipelineMetrics } from '../metrics/pipeline-metrics.ts';
 import { createChainCaches, ingestRange } from './block-range.ts';
-import { chainSources, type ChainSource } from './chain-source.ts';
+import { ChainMismatchError, chainSources, type ChainSource } from './chain-source.ts';
 import { followChain } from './follow.ts';
 
 export interface ChainWorkerDeps {
@@ -47,7 +47,10 @@ export function createChainWorker(deps: ChainWorkerDeps): ChainWorker {
       if (!source) throw new UnrecoverableError(`chain ${payload.data.chainId} is not configured in CHAINS on this worker`);
       const jobId = job.id ?? 'unknown';
       if (payload.data.task === 'range') {
-        const r = await ingestRange(rangeDeps, source, payload.data.fromBlock, payload.data.toBlock, jobId);
+        const r = await ingestRange(rangeDeps, source, payload.data.fromBlock, payload.data.toBlock, jobId).catch((error: unknown) => {
+          // A misconfigured RPC fails the same way on every attempt.
+          throw error instanceof ChainMismatchError ? new UnrecoverableError(error.message) : error;
+        });
         log.debug({ jobId, ...r }, 'block range ingested');
         deps.metrics?.rowsIngested.inc({ kind: 'transactions', outcome: 'accepted' }, r.transactions);
         deps.metrics?.rowsIngested.inc({ kind: 'nft-transfers', outcome: 'accepted' }, r.nftTransfers);

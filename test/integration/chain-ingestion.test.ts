@@ -10,9 +10,10 @@ import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { runBackfill } from '../../pipeline/chain/backfill-run.ts';
-import { chainSource } from '../../pipeline/chain/chain-source.ts';
+import { chainSource, verifyChainId } from '../../pipeline/chain/chain-source.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { chainSettings } from '../support/chain-harness.ts';
+import { runSoulgraph } from '../support/child-process.ts';
 import { devChain } from '../support/contracts.ts';
 import { startHardhatNode, type HardhatNode } from '../support/hardhat-node.ts';
 import { startMetadataServer, type MetadataServer } from '../support/metadata-server.ts';
@@ -160,5 +161,20 @@ describe('backfilling a chain from a real node', () => {
     const again = await runBackfill(env.config, chainSource(env.config, 31337), 0, head);
     expect(again.failed).toEqual([]);
     expect(await count()).toBe(before);
+  });
+
+  it('soulgraph chain backfill reports the blocks it covered; done ranges are not written again', async () => {
+    const childEnv = { ...env.env, ...chainSettings(node) };
+    const { code, output } = await runSoulgraph(['chain', 'backfill', '--chain', '31337', '--from', '0', '--to', String(head)], childEnv);
+    expect(code, output).toBe(0);
+    expect(output).toMatch(new RegExp(`^Hardhat \\(chain 31337\\) blocks 0-${head}: ${head + 1} blocks in ${Math.ceil((head + 1) / 5)} jobs, `, 'm'));
+    const unknown = await runSoulgraph(['chain', 'backfill', '--chain', '5', '--from', '0', '--to', '1'], childEnv);
+    expect(unknown.code).toBe(2);
+    expect(unknown.output).toContain('chain 5 is not configured in CHAINS (configured: 31337)');
+  });
+
+  it('refuses to ingest when the RPC serves another chain than configured', async () => {
+    const wrong = parseConfig({ ...env.env, CHAINS: JSON.stringify([{ id: 5, rpcUrls: [node.url], confirmations: 0, blocksPerJob: 5 }]) });
+    await expect(verifyChainId(chainSource(wrong, 5))).rejects.toThrow('the RPC of chain 5 (chain 5) serves chain 31337: check CHAINS');
   });
 });
