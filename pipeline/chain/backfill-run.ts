@@ -63,8 +63,9 @@ export async function runBackfill(
       }
       // Jobs run roughly in order: look at the oldest few outstanding ones.
       for (const [jobId, blocks] of [...outstanding].slice(0, 64)) {
-        const job = await queue.getJob(jobId);
-        const state = job ? await job.getState() : 'unknown';
+        // The state first, then the job: a job read before its state would lack a result that arrived in between.
+        const state = await queue.getJobState(jobId);
+        const job = state === 'completed' || state === 'failed' ? await queue.getJob(jobId) : undefined;
         if (state === 'completed' || state === 'unknown') {
           const result = job ? chainJobResultSchema.safeParse(job.returnvalue) : undefined;
           progress.blocksDone += blocks;
