@@ -13,7 +13,7 @@ import { openProcessContext } from '../../shared/process-context.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { createChainCaches } from '../chain/block-range.ts';
 import { chainWorkerCount, runBackfill } from '../chain/backfill-run.ts';
-import { chainSource, UnknownChainError } from '../chain/chain-source.ts';
+import { ChainMismatchError, chainSource, UnknownChainError } from '../chain/chain-source.ts';
 import { followChain } from '../chain/follow.ts';
 import { startWorkers } from '../workers.ts';
 import { createProgressDisplay } from './progress-display.ts';
@@ -111,7 +111,8 @@ async function follow(chainId: number, from: number | undefined, pollMs: number)
   const { config, logger } = context;
   const source = sourceOrUsage(config, chainId);
   const ch = createClickHouse(config);
-  const redis = new Redis(redisConnection(config, 'producer'));
+  // Worker options: commands wait for the connection instead of failing while it opens.
+  const redis = new Redis(redisConnection(config, 'worker'));
   context.shutdown.add('connections', async () => {
     redis.disconnect();
     await ch.close();
@@ -140,7 +141,16 @@ async function follow(chainId: number, from: number | undefined, pollMs: number)
           confirmations: source.confirmations,
         });
       },
+    }).catch((error: Error) => {
+      if (error instanceof ChainMismatchError) throw new UsageError(error.message);
+      // An RPC or ClickHouse outage: say so and try again; the checkpoint keeps the place.
+      say(`follow step failed, retrying: ${error.message.split('\n')[0]}`);
+      return undefined;
     });
+    if (!result) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(pollMs, 5_000)));
+      continue;
+    }
     if (result.skipped) say(`another follower holds chain ${chainId}; waiting`);
     if (result.rolledBack) say(`reorg: rolled back ${result.rolledBack} blocks`);
     if (result.skipped || result.blocks === 0) await new Promise((resolve) => setTimeout(resolve, pollMs));

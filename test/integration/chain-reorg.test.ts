@@ -16,6 +16,7 @@ import { chainSource } from '../../pipeline/chain/chain-source.ts';
 import { readCheckpoint } from '../../pipeline/chain/checkpoints.ts';
 import { followChain, type FollowDeps } from '../../pipeline/chain/follow.ts';
 import { chainSettings } from '../support/chain-harness.ts';
+import { exitOf, spawnSoulgraph, waitFor } from '../support/child-process.ts';
 import { devChain } from '../support/contracts.ts';
 import { startHardhatNode, type HardhatNode } from '../support/hardhat-node.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
@@ -40,7 +41,7 @@ const tokenOwners = async () =>
 beforeAll(async () => {
   node = await startHardhatNode();
   chain = await devChain(node.url);
-  redis = new Redis(redisConnection(env.config, 'producer'));
+  redis = new Redis(redisConnection(env.config, 'worker'));
   const logger = createLogger(env.config, 'test');
   deps = { ch: env.ch, config: env.config, logger, redis, caches: createChainCaches(env.ch, env.config, logger) };
   nft = await chain.deploy('TestNft', ['Reorg NFT', 'RNFT']);
@@ -102,5 +103,22 @@ describe('following a chain', () => {
   it('lets only one follower work on a chain at a time', async () => {
     const [first, second] = await Promise.all([follow(0), follow(0)]);
     expect([first.skipped, second.skipped].sort()).toEqual([false, true]);
+  });
+
+  it('soulgraph chain follow keeps up with new blocks from the checkpoint until Ctrl-C', async () => {
+    const child = spawnSoulgraph(['chain', 'follow', '--chain', '31337', '--poll-ms', '200'], { ...env.env, ...chainSettings(node, { blocksPerJob: 3 }) });
+    try {
+      const atHead = async () => (await readCheckpoint(env.ch, 31337))?.blockNumber === Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 }));
+      await waitFor(atHead, 20_000, 'the follower to reach the head');
+      await node.rpc('hardhat_mine', ['0x4']);
+      await waitFor(atHead, 20_000, 'the follower to ingest the new blocks').catch((e: Error) => { throw new Error(`${e.message}: ${child.output()}`); });
+    } finally {
+      child.kill('SIGINT');
+    }
+    const { code } = await exitOf(child);
+    expect(code, child.output()).toBe(130);
+    expect(child.output()).toContain('following Hardhat (chain 31337) at head - 0');
+    const head = Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 }));
+    expect(await count(sql`SELECT count() AS n FROM chain_blocks FINAL WHERE chain_id = 31337`)).toBe(head + 1);
   });
 });
