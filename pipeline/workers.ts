@@ -13,7 +13,6 @@ import type { Logger } from '../shared/logger.ts';
 import { ingestQueueName } from '../shared/queues.ts';
 import { redisConnection } from '../shared/redis.ts';
 import { kindNames, type KindName } from '../shared/records/kinds.ts';
-import { createChainWorker } from './chain/chain.worker.ts';
 import { createIngestWorker, SERIAL_KINDS } from './ingest/ingest.worker.ts';
 import { observeJobs } from './job-observer.ts';
 import { createMaintenanceWorker } from './maintenance/maintenance.worker.ts';
@@ -50,7 +49,11 @@ export async function startWorkers(
   // A process started for some kinds only (the CLI's in-process workers) leaves materialization to others.
   const materialize = (options.materialize ?? options.kinds === undefined) ? await createMaterializeWorkers(deps) : undefined;
   // On-chain ingestion runs where chains are configured, unless the process was started for some kinds only.
-  const chain = (options.chain ?? options.kinds === undefined) && config.CHAINS.length > 0 ? createChainWorker(deps) : undefined;
+  // Loaded only when needed: viem and the chain pipeline stay out of processes that never ingest a chain.
+  const chain =
+    (options.chain ?? options.kinds === undefined) && config.CHAINS.length > 0
+      ? (await import('./chain/chain.worker.ts')).createChainWorker(deps)
+      : undefined;
   const all = [...workers, ...(materialize?.workers ?? []), ...(chain ? [chain.worker] : [])];
   for (const worker of all) observeJobs(worker, logger, metrics);
   await Promise.all(all.map((w) => w.waitUntilReady()));
