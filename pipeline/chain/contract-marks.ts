@@ -3,7 +3,9 @@
  * (address_labels kind 'contract'). Each address is asked once per chain with eth_getCode:
  * the answer (contract or not) is kept in chain_address_codes and in a bounded in-memory
  * cache, and later ranges only ask about addresses never seen. An address the RPC could
- * not answer for stays unasked, and a later range asks again.
+ * not answer for stays unasked, and a later range asks again. The label is written before
+ * the answer, and not written again when already there, so a process killed between the
+ * two leaves neither a contract unlabelled nor a label twice.
  */
 import type { PublicClient } from 'viem';
 import { z } from 'zod';
@@ -65,7 +67,20 @@ export class ContractMarks {
     }
     const now = Math.floor(Date.now() / 1000);
     const answered = answers.filter((a): a is { address: string; isContract: boolean } => a !== undefined);
-    const contracts = answered.filter((a) => a.isContract);
+    const found = answered.filter((a) => a.isContract);
+    // A process killed between the two inserts below labelled some of these already: not twice.
+    const labelled =
+      found.length === 0
+        ? new Set<string>()
+        : new Set(
+            (
+              await this.ch.query(
+                sql`SELECT DISTINCT address FROM address_labels WHERE chain_id = ${chainId} AND kind = 'contract' AND address IN ${inList(found.map((c) => c.address))}`,
+                z.object({ address: z.string() }),
+              )
+            ).map((r) => r.address),
+          );
+    const contracts = found.filter((c) => !labelled.has(c.address));
     await this.ch.insert(
       'address_labels',
       contracts.map((c) => ({ chain_id: chainId, address: c.address, kind: 'contract', name: '', updated_at: now, ingested_at: now })),
@@ -75,7 +90,7 @@ export class ContractMarks {
       answered.map((a) => ({ chain_id: chainId, address: a.address, is_contract: a.isContract ? 1 : 0, checked_at: now })),
     );
     for (const a of answered) this.remember(`${chainId}:${a.address}`, a.isContract);
-    return contracts.length;
+    return found.length;
   }
 
   private remember(key: string, isContract: boolean): void {

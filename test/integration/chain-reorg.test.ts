@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEther, type Address } from 'viem';
 import { z } from 'zod';
-import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { redisConnection } from '../../shared/redis.ts';
@@ -27,6 +27,7 @@ let chain: Awaited<ReturnType<typeof devChain>>;
 let redis: Redis;
 let deps: FollowDeps;
 let nft: Address;
+let sbt: Address;
 
 const follow = (confirmations = 0) => {
   const config = parseConfig({ ...env.env, ...chainSettings(node, { confirmations, blocksPerJob: 3 }) });
@@ -46,6 +47,7 @@ beforeAll(async () => {
   deps = { ch: env.ch, config: env.config, logger, redis, caches: createChainCaches(env.ch, env.config, logger) };
   nft = await chain.deploy('TestNft', ['Reorg NFT', 'RNFT']);
   await chain.send('TestNft', nft, 'mint', [chain.accounts[1], 1n]);
+  sbt = await chain.deploy('TestSoulbound', ['Reorg Badges', 'RB']);
 }, 60_000);
 
 afterAll(async () => {
@@ -77,10 +79,13 @@ describe('following a chain', () => {
     const forkBase = Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 }));
     await chain.send('TestNft', nft, 'mint', [chain.accounts[2], 50n]);
     await chain.transferEth(chain.accounts[3]!, chain.accounts[4]!, parseEther('2'));
+    await chain.send('TestSoulbound', sbt, 'mint', [chain.accounts[2], 5n, '', 'orphaned statement']);
     await follow(0);
-    expect(await tokenOwners()).toEqual([`1->${a1!.slice(0, 6)}`, `50->${a2!.slice(0, 6)}`]);
+    expect(await tokenOwners()).toEqual([`1->${a1!.slice(0, 6)}`, `50->${a2!.slice(0, 6)}`, `5->${a2!.slice(0, 6)}`]);
     const orphanTxs = await count(sql`SELECT count() AS n FROM transactions WHERE chain_id = 31337 AND block_number > ${forkBase}`);
-    expect(orphanTxs).toBe(2);
+    expect(orphanTxs).toBe(3);
+    const sbtRows = () => Promise.all(['sbt_mints', 'sbt_mints_by_owner', 'sbt_mint_sources'].map((t) => count(sql`SELECT count() AS n FROM ${identifier(t)} WHERE chain_id = 31337`)));
+    expect(await sbtRows()).toEqual([1, 1, 1]);
 
     // The chain is replaced from forkBase + 1 by a longer one with other transactions.
     expect(await node.rpc('evm_revert', [snapshot])).toBe(true);
@@ -88,7 +93,8 @@ describe('following a chain', () => {
     await node.rpc('hardhat_mine', ['0x2']);
     const result = await follow(0);
 
-    expect(result.rolledBack).toBe(2);
+    expect(result.rolledBack).toBe(3);
+    expect(await sbtRows()).toEqual([0, 0, 0]);
     expect(await tokenOwners()).toEqual([`1->${a1!.slice(0, 6)}`, `60->${a0!.slice(0, 6)}`]);
     const txs = await env.ch.query(sql`SELECT block_number, from_address FROM transactions WHERE chain_id = 31337 AND block_number > ${forkBase} ORDER BY block_number`, z.object({ block_number: z.coerce.number(), from_address: z.string() }));
     expect(txs).toEqual([{ block_number: forkBase + 1, from_address: a0 }]);
