@@ -5,7 +5,7 @@
  */
 import type { JobsOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
-import { MAINTENANCE_QUEUE, MATERIALIZE_QUEUE, type MaintenanceJob, type MaterializeRunJob } from '../shared/queues.ts';
+import { CHAIN_QUEUE, MAINTENANCE_QUEUE, MATERIALIZE_QUEUE, type ChainJob, type MaintenanceJob, type MaterializeRunJob } from '../shared/queues.ts';
 import { runJobOptions } from './materialize/run-watch.ts';
 
 export interface ScheduleDeclaration {
@@ -36,5 +36,15 @@ export function declaredSchedules(config: Config): ScheduleDeclaration[] {
       data: { trigger: 'schedule' } satisfies MaterializeRunJob,
       opts: runJobOptions,
     },
+    // One follow entry per configured chain (CHAINS); none when no chain is configured.
+    ...config.CHAINS.map((chain) => ({
+      id: `chain-follow-${chain.id}`,
+      queue: CHAIN_QUEUE,
+      cron: config.CHAIN_FOLLOW_CRON,
+      jobName: 'follow',
+      data: { task: 'follow', chainId: chain.id } satisfies ChainJob,
+      // A follow job is cheap to repeat: the next one continues from the checkpoint.
+      opts: { attempts: 1 },
+    })),
   ];
 }

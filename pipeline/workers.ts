@@ -1,6 +1,6 @@
 /**
- * The workers process: one BullMQ worker per ingestion queue, housekeeping, and the nightly
- * materialization, all registered here. On SIGTERM it stops taking jobs, lets the current ones finish (or
+ * The workers process: one BullMQ worker per ingestion queue, housekeeping, the nightly
+ * materialization, and on-chain ingestion (when CHAINS is set), all registered here. On SIGTERM it stops taking jobs, lets the current ones finish (or
  * releases them to another worker when the timeout passes), then closes its connections.
  *
  *   npx soulgraph workers            (or: npm run workers)
@@ -34,7 +34,7 @@ export interface RunningWorkers {
 export async function startWorkers(
   config: Config,
   logger: Logger,
-  options: { kinds?: readonly KindName[]; maintenance?: boolean; materialize?: boolean; metrics?: PipelineMetrics } = {},
+  options: { kinds?: readonly KindName[]; maintenance?: boolean; materialize?: boolean; chain?: boolean; metrics?: PipelineMetrics } = {},
 ): Promise<RunningWorkers> {
   const clickhouse = createClickHouse(config);
   const connection = redisConnection(config, 'worker');
@@ -48,7 +48,13 @@ export async function startWorkers(
   if (options.maintenance ?? true) workers.push(createMaintenanceWorker(deps));
   // A process started for some kinds only (the CLI's in-process workers) leaves materialization to others.
   const materialize = (options.materialize ?? options.kinds === undefined) ? await createMaterializeWorkers(deps) : undefined;
-  const all = [...workers, ...(materialize?.workers ?? [])];
+  // On-chain ingestion runs where chains are configured, unless the process was started for some kinds only.
+  // Loaded only when needed: viem and the chain pipeline stay out of processes that never ingest a chain.
+  const chain =
+    (options.chain ?? options.kinds === undefined) && config.CHAINS.length > 0
+      ? (await import('./chain/chain.worker.ts')).createChainWorker(deps)
+      : undefined;
+  const all = [...workers, ...(materialize?.workers ?? []), ...(chain ? [chain.worker] : [])];
   for (const worker of all) observeJobs(worker, logger, metrics);
   await Promise.all(all.map((w) => w.waitUntilReady()));
   logger.info({ queues: all.map((w) => w.name) }, 'workers ready');
@@ -57,7 +63,7 @@ export async function startWorkers(
     workers: all,
     metrics,
     async close() {
-      await Promise.all([...workers.map((w) => w.close()), materialize?.close()]);
+      await Promise.all([...workers.map((w) => w.close()), materialize?.close(), chain?.close()]);
       await serving?.close();
       await clickhouse.close();
     },

@@ -92,8 +92,44 @@ export const configSchema = z.object({
   /** Cron pattern (UTC) for weekly compaction of the raw tables. */
   COMPACT_CRON: z.string().default('0 4 * * 0'),
 
-  /** Comma-separated list of Ethereum JSON-RPC URLs used by on-chain ingestion. */
+  /** Comma-separated Ethereum JSON-RPC URLs for checking smart-wallet signatures (SIWE, tags). */
   CHAIN_RPC_URLS: csvList,
+
+  // On-chain ingestion (pipeline/chain, docs/chains.md).
+  /**
+   * The chain sources, as a JSON array: one object per chain with `id`, optional `name`
+   * (default: CHAIN_NAMES), `rpcUrls` (one or more, tried in order), `confirmations` (blocks
+   * below the head that follow mode waits for) and `blocksPerJob`. Blank: no chain is ingested.
+   */
+  CHAINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => parseChains(v, ctx)),
+  /** Cron pattern (UTC, seconds allowed) of the follow job of each configured chain. */
+  CHAIN_FOLLOW_CRON: z.string().default('*/15 * * * * *'),
+  /** Block-range jobs each worker process runs at once. */
+  CHAIN_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** Blocks fetched in parallel within one range job. */
+  CHAIN_BLOCK_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
+  /** Attempts per range job (retries back off exponentially from 2 s). */
+  CHAIN_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  /** Timeout of one JSON-RPC request; retried with backoff, then the next URL. */
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Gateway that ipfs:// metadata URLs are fetched through (ipfs://<cid>/<path> becomes <gateway><cid>/<path>). */
+  METADATA_IPFS_GATEWAY: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).default('https://ipfs.io/ipfs/'),
+  /** Longest wait for one metadata document, redirects included. */
+  METADATA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Largest metadata document read; a longer one is dropped. */
+  METADATA_MAX_BYTES: z.coerce.number().int().min(1_024).max(10_000_000).default(262_144),
+  /** Redirects followed (each target checked again). */
+  METADATA_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
+  /**
+   * Private or loopback networks (CIDRs, comma-separated) that metadata URLs may reach after
+   * all, e.g. 127.0.0.0/8 for tests and local development. Blank: none (production).
+   */
+  METADATA_ALLOW_PRIVATE_NETWORKS: csvList.pipe(
+    z.array(z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be CIDRs such as 127.0.0.0/8 or ::1/128')),
+  ),
 
   // Nightly materialization of recommendations and tags (pipeline/materialize).
   /** Cron pattern (UTC) of the nightly run. */
@@ -185,6 +221,46 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/** One chain source (CHAINS). */
+export interface ChainSettings {
+  id: number;
+  /** Display name; when not given in CHAINS, the chain's CHAIN_NAMES entry (see chainSources in pipeline/chain). */
+  name: string | undefined;
+  rpcUrls: string[];
+  confirmations: number;
+  blocksPerJob: number;
+}
+
+const chainSettingsSchema = z
+  .object({
+    id: z.number().int().min(1).max(4_294_967_295),
+    name: z.string().min(1).max(64).optional(),
+    rpcUrls: z.array(z.url({ protocol: /^https?$/, error: 'rpcUrls must be http:// or https:// URLs' })).min(1),
+    confirmations: z.number().int().min(0).max(10_000).default(12),
+    blocksPerJob: z.number().int().min(1).max(10_000).default(100),
+  })
+  .strict();
+
+function parseChains(value: string, ctx: z.RefinementCtx): ChainSettings[] {
+  if (value.trim() === '') return [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {"id", "rpcUrls", "confirmations", "blocksPerJob"}' });
+    return [];
+  }
+  const parsed = z.array(chainSettingsSchema).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'value'}: ${issue.message}` });
+    return [];
+  }
+  const ids = parsed.data.map((c) => c.id);
+  if (new Set(ids).size !== ids.length) ctx.addIssue({ code: 'custom', message: 'a chain id appears twice' });
+  return parsed.data.map((c) => ({ ...c, name: c.name }));
+}
+
 function parseChainNames(value: string, ctx: z.RefinementCtx): Map<number, string> {
   const names = new Map<number, string>();
   for (const pair of value.split(',').map((s) => s.trim()).filter(Boolean)) {
@@ -218,9 +294,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 }
 
 /** Settings whose values never appear in an error message. */
-const SECRET_NAME = /PASSWORD|SECRET|TOKEN|KEY/;
+const SECRET_NAME = /PASSWORD|SECRET|TOKEN|KEY|^CHAINS$/;
 
-/** The user:password@ part of a URL (redis://:pw@host) is never shown either. */
+/** The user:password@ part of a URL (redis://:pw@host) is never shown either. CHAINS is hidden whole: RPC URLs often embed an API key. */
 function withoutCredentials(value: string): string {
   return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[\s\S]*@/, '$1***@');
 }

@@ -124,7 +124,60 @@ export function coldStartJobId(job: ColdStartJob): string {
   return `cold-${job.snapshotId}-${Buffer.from(job.profileId).toString('base64url')}`;
 }
 
+/**
+ * On-chain ingestion (pipeline/chain): a `range` job writes one block range of one chain
+ * (backfill; job id `range-<chain>-<from>-<to>`, so a re-run adds no duplicate); a `follow`
+ * job (the scheduler's chain-follow entry, one per configured chain) ingests from the
+ * chain's checkpoint up to its head minus the confirmations, rolling back reorgs.
+ */
+export const CHAIN_QUEUE = 'chain';
+
+export const chainJobSchema = z.discriminatedUnion('task', [
+  z
+    .object({
+      task: z.literal('range'),
+      chainId: z.number().int().min(1),
+      fromBlock: z.number().int().min(0),
+      toBlock: z.number().int().min(0),
+    })
+    .refine((j) => j.toBlock >= j.fromBlock, 'toBlock must not be below fromBlock'),
+  z.object({
+    task: z.literal('follow'),
+    chainId: z.number().int().min(1),
+    /** Where to start when the chain has no checkpoint yet (default: the current safe head). */
+    fromBlock: z.number().int().min(0).optional(),
+  }),
+]);
+export type ChainJob = z.infer<typeof chainJobSchema>;
+
+export function chainRangeJobId(chainId: number, fromBlock: number, toBlock: number): string {
+  return `range-${chainId}-${fromBlock}-${toBlock}`;
+}
+
+export const chainJobResultSchema = z.object({
+  chainId: z.number(),
+  from: z.number(),
+  to: z.number(),
+  blocks: z.number(),
+  transactions: z.number(),
+  logs: z.number(),
+  skipped: z.boolean(),
+  /** Follow jobs: the head seen and the blocks rolled back by a reorg. */
+  head: z.number().optional(),
+  rolledBack: z.number().optional(),
+});
+export type ChainJobResult = z.infer<typeof chainJobResultSchema>;
+
+export function chainJobOptions(config: Config): DefaultJobOptions {
+  return {
+    attempts: config.CHAIN_JOB_ATTEMPTS,
+    backoff: { type: 'exponential', delay: 2_000 },
+    removeOnComplete: { age: 3600, count: 1_000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 500 },
+  };
+}
+
 /** Every queue of the pipeline (the status command and the scheduler walk them all). */
 export function allQueueNames(): string[] {
-  return [...kindNames.map(ingestQueueName), MAINTENANCE_QUEUE, MATERIALIZE_QUEUE, MATERIALIZE_STEPS_QUEUE, COLD_START_QUEUE];
+  return [...kindNames.map(ingestQueueName), MAINTENANCE_QUEUE, MATERIALIZE_QUEUE, MATERIALIZE_STEPS_QUEUE, COLD_START_QUEUE, CHAIN_QUEUE];
 }

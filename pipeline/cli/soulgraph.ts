@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../shared/config.ts';
 import { apikeyCommand } from './apikey.command.ts';
+import { chainCommand } from './chain.command.ts';
 import { custodianCommand } from './custodian.command.ts';
 import { evalCommand } from './eval.command.ts';
 import { generateCommand } from './generate.command.ts';
@@ -24,6 +25,7 @@ const program = new Command('soulgraph')
   .exitOverride()
   .addCommand(startCommand())
   .addCommand(ingestCommand())
+  .addCommand(chainCommand())
   .addCommand(materializeCommand())
   .addCommand(evalCommand())
   .addCommand(statusCommand())
