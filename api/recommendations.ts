@@ -28,18 +28,27 @@ export async function newestReadySnapshot(ch: ClickHouse): Promise<number | unde
 }
 
 /**
- * newestReadySnapshot, remembered for `ttlMs`: a nightly swap is seen within that time,
- * and the first page of most requests costs no snapshot query.
+ * newestReadySnapshot, remembered for `ttlMs`: a nightly swap is seen within that time
+ * (plus one query), and the first page of most requests costs no snapshot query. Once the
+ * value is old, the next caller starts one refresh and everyone keeps getting the old value
+ * until it lands: requests never queue behind the snapshot query.
  */
-export function cachedNewestSnapshot(ch: ClickHouse, ttlMs: number): () => Promise<number | undefined> {
-  let cached: { at: number; value: Promise<number | undefined> } | undefined;
-  return () => {
-    if (!cached || Date.now() - cached.at >= ttlMs) {
-      const value = newestReadySnapshot(ch);
-      cached = { at: Date.now(), value };
-      value.catch(() => (cached = undefined));
-    }
-    return cached.value;
+export function cachedNewestSnapshot(ch: ClickHouse, ttlMs: number, now: () => number = Date.now): () => Promise<number | undefined> {
+  let known: { at: number; value: number | undefined } | undefined;
+  let refreshing: Promise<number | undefined> | undefined;
+  const refresh = () =>
+    (refreshing ??= newestReadySnapshot(ch)
+      .then((value) => {
+        known = { at: now(), value };
+        return value;
+      })
+      .finally(() => (refreshing = undefined)));
+  // SNAPSHOT_CACHE_SECONDS=0 (tests, or an operator who wants swaps seen at once): always ask.
+  if (ttlMs === 0) return () => newestReadySnapshot(ch);
+  return async () => {
+    if (!known) return refresh();
+    if (now() - known.at >= ttlMs) void refresh().catch(() => {}); // the old value serves until ClickHouse answers
+    return known.value;
   };
 }
 
