@@ -22,7 +22,7 @@ import { identifier, sql } from '../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../shared/config.ts';
 import { recordKinds, type KindName } from '../shared/records/kinds.ts';
 import { generateWorld, type GeneratedKind } from '../pipeline/generate/world-generator.ts';
-import { enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { scalingCurveSvg } from './scaling-curve.ts';
@@ -133,7 +133,7 @@ async function timeRun(config: Config): Promise<{ seconds: number; buckets: numb
     const startedAt = Math.floor(Date.now() / 1000);
     let reported = 0;
     const view = await watchRun(config, await enqueueRun(config, 'bench'), (v) => {
-      const done = v.buckets.filter((b) => b.state === 'done').length;
+      const done = bucketsDone(v);
       if (done > reported) {
         reported = done;
         console.log(`  bucket ${done}/${v.buckets.length} at ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -29,12 +29,13 @@ const VERIFIED_TOKEN_SECONDS = 60;
 const VERIFIED_TOKENS_KEPT = 50_000;
 
 export function requireUnifiedToken(keys: SigningKeys, config: Config, now: () => number = Date.now): RequestHandler {
-  const verified = new ExpiringMemo<Caller & { expiresAt: number }>(VERIFIED_TOKENS_KEPT, now);
+  // Entries expire with the token or after a minute, whichever comes first.
+  const verified = new ExpiringMemo<Caller>(VERIFIED_TOKENS_KEPT, now);
   return async (req, res, next) => {
     const token = bearerToken(req.get('Authorization'));
     const known = verified.get(token);
-    if (known && known.expiresAt > now()) {
-      res.locals.caller = { profileId: known.profileId, address: known.address } satisfies Caller;
+    if (known) {
+      res.locals.caller = known;
       return next();
     }
     let subject;
@@ -43,9 +44,9 @@ export function requireUnifiedToken(keys: SigningKeys, config: Config, now: () =
     } catch (error) {
       throw tokenApiError(error);
     }
-    const expiresAt = subject.expiresAt * 1000;
-    verified.set(token, { profileId: subject.profileId, address: subject.address, expiresAt }, Math.min(expiresAt, now() + VERIFIED_TOKEN_SECONDS * 1000));
-    res.locals.caller = { profileId: subject.profileId, address: subject.address } satisfies Caller;
+    const caller: Caller = { profileId: subject.profileId, address: subject.address };
+    verified.set(token, caller, Math.min(subject.expiresAt * 1000, now() + VERIFIED_TOKEN_SECONDS * 1000));
+    res.locals.caller = caller;
     next();
   };
 }

@@ -8,7 +8,7 @@ import type { Config } from '../../shared/config.ts';
 import { MATERIALIZE_QUEUE } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { openProcessContext } from '../../shared/process-context.ts';
-import { enqueueRun, watchRun, type RunView } from '../materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, type RunView, watchRun } from '../materialize/run-watch.ts';
 import { startWorkers } from '../workers.ts';
 import { createProgressDisplay } from './progress-display.ts';
 
@@ -69,7 +69,7 @@ async function followRun(config: Config, runId: string, say: (line: string) => v
       }
     }
     if (v.buckets.length > 0) {
-      const done = v.buckets.filter((b) => b.state === 'done').length;
+      const done = bucketsDone(v);
       const running = v.buckets.filter((b) => b.state === 'running').map((b) => `#${b.bucket + 1} ${Math.round(b.seconds ?? 0)}s`);
       display.update(done, v.buckets.length, { done, total: v.buckets.length, running: running.join(', ') || '-', phase });
     }

@@ -14,7 +14,7 @@ import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { generateWorld } from '../generate/world-generator.ts';
-import { enqueueRun, watchRun } from '../materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
 import { openProcessContext, type ProcessContext } from '../../shared/process-context.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
@@ -159,7 +159,7 @@ async function materializeFirstSnapshot(context: ProcessContext, say: (line: str
   say('computing the first snapshot of recommendations and tags (the nightly run: soulgraph materialize)');
   const display = createProgressDisplay('materialize'.padEnd(15), '{done}/{buckets} buckets');
   const view = await watchRun(context.config, await enqueueRun(context.config, 'start'), (v) => {
-    const done = v.buckets.filter((b) => b.state === 'done').length;
+    const done = bucketsDone(v);
     display.update(done, Math.max(1, v.buckets.length), { done, buckets: v.buckets.length });
   });
   display.stop();

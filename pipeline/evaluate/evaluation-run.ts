@@ -18,7 +18,7 @@ import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
-import { enqueueRun, watchRun } from '../materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { startWorkers } from '../workers.ts';
 import { readFollowGraph, splitHoldout, type FollowGraph } from './follow-graph.ts';
 import { BASELINES, TrainingGraph } from './link-prediction-baselines.ts';
@@ -116,7 +116,7 @@ async function recommenderLists(
     }
     const started = Date.now();
     const view = await watchRun(config, await enqueueRun(config, 'eval'), (v) => {
-      const done = v.buckets.filter((b) => b.state === 'done').length;
+      const done = bucketsDone(v);
       if (v.buckets.length > 0) logger.debug({ done, buckets: v.buckets.length }, 'materializing');
     });
     if (view.state !== 'done') throw new Error(`the materialization failed: ${view.error}`);

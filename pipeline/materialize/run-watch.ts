@@ -21,6 +21,11 @@ export interface RunView {
   error?: string;
 }
 
+/** How many of the run's buckets have finished, for progress lines and bars. */
+export function bucketsDone(view: RunView): number {
+  return view.buckets.filter((b) => b.state === 'done').length;
+}
+
 /** Runs finished long ago are not kept forever, but weeks of them are. A run is never retried: the next night's is. */
 export const runJobOptions = { attempts: 1, removeOnComplete: { age: 7 * 24 * 3600, count: 100 }, removeOnFail: { age: 30 * 24 * 3600, count: 100 } };
 

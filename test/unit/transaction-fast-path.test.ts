@@ -7,16 +7,9 @@
 import { describe, it, expect } from 'vitest';
 import { transactionRecord } from '../../shared/records/chain-activity.ts';
 import { transactionFastPath, transactionLineFastPath } from '../../shared/records/transaction-fast-path.ts';
+import { MAINNET_TRANSACTION } from '../fixtures/mainnet-transaction.ts';
 
-const VALID = {
-  chainId: 1,
-  hash: '0xE6E3ADC26100E603097AD9E0DFE9B097F3A8BE17C04D541805220A5F30B304EF',
-  blockNumber: 3300400,
-  blockTime: 1488775107,
-  from: '0x593c97a298bacbdfcf1a820772bdb2fd564a7a1b',
-  to: '0x08f054e89b7f2b921058dcde4e1ce746934394a6',
-  value: '1000000000000000000',
-};
+const VALID = MAINNET_TRANSACTION;
 
 const ABSENT = Symbol('absent');
 const ADDR = VALID.from;

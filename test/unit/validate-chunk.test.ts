@@ -3,6 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { ethereumEtlKinds, ethereumEtlMapper } from '../../pipeline/ingest/ethereum-etl.ts';
 import { validateChunk } from '../../pipeline/ingest/validate-chunk.ts';
 import { ingestJobSchema, type IngestJob } from '../../shared/queues.ts';
+import { MAINNET_TRANSACTION } from '../fixtures/mainnet-transaction.ts';
 
 const RAPHTORY_TRANSACTIONS = '/work/shared/data/raphtory-eth/transactions_03300000_03399999_small.csv';
 const ETL_TOKEN_TRANSFERS =
@@ -42,15 +43,7 @@ function jsonLinesText(rows: string[], lines: number[]): { text: string; firstLi
   return { text: text.join('\n'), firstLine };
 }
 
-const TX = {
-  chainId: 1,
-  hash: '0xE6E3ADC26100E603097AD9E0DFE9B097F3A8BE17C04D541805220A5F30B304EF',
-  blockNumber: 3300400,
-  blockTime: 1488775107,
-  from: '0x593c97a298bacbdfcf1a820772bdb2fd564a7a1b',
-  to: '0x08f054e89b7f2b921058dcde4e1ce746934394a6',
-  value: '1000000000000000000',
-};
+const TX = MAINNET_TRANSACTION;
 const TX_ROW = {
   chain_id: 1,
   hash: '0xe6e3adc26100e603097ad9e0dfe9b097f3a8be17c04d541805220a5f30b304ef',
