@@ -1,0 +1,125 @@
+/**
+ * An open-loop load generator for latency at a given rate: request i is due at
+ * start + i / rate, evenly spaced, whatever the answers before it did, and its latency is
+ * measured from when it was due, not from when a socket was free to send it. A server that
+ * stalls therefore shows every request the stall delayed (no coordinated omission).
+ *
+ * Why not autocannon's `overallRate`: it lets each connection send its share back to back
+ * at the start of every second and then idle (bursts at full concurrency, not a rate), and
+ * its coordinated-omission correction back-fills one synthetic sample per millisecond of
+ * every response (it passes 1 / requests-per-second, rounded up to 1, as the interval in
+ * ms), so a handful of slow answers decide its p99.
+ *
+ * Runs in a worker thread of its own, so that it does not share the servers' event loop.
+ */
+import http from 'node:http';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+
+export interface PacedRequest {
+  method?: string;
+  path?: string;
+  headers?: http.OutgoingHttpHeaders | NodeJS.Dict<string | string[]>;
+}
+
+export interface PacedLoadOptions {
+  url: string;
+  /** Cycled through in order. */
+  requests: PacedRequest[];
+  /** Requests per second, evenly spaced. */
+  rate: number;
+  seconds: number;
+  /** Most requests in flight at once (keep-alive sockets). */
+  sockets: number;
+}
+
+export interface PacedLoadResult {
+  rate: number;
+  sent: number;
+  /** Answers per second over the run. */
+  achievedRate: number;
+  non2xx: number;
+  errors: number;
+  /** Milliseconds from when each request was due to its last byte. */
+  latency: { p50: number; p90: number; p99: number; max: number };
+}
+
+/** Runs the load in a worker thread and resolves with its result. */
+export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./paced-load.worker.js', import.meta.url), { workerData: options });
+    worker.once('message', (result: PacedLoadResult) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0 && code !== 1) reject(new Error(`paced load worker exited with ${code}`));
+    });
+  });
+}
+
+async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
+  const target = new URL(options.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.sockets });
+  const total = Math.round(options.rate * options.seconds);
+  const latencies = new Float64Array(total);
+  let sent = 0;
+  let answered = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const start = performance.now();
+  const dueAt = (i: number) => start + (i * 1000) / options.rate;
+
+  const send = (i: number) => {
+    const due = dueAt(i);
+    const request = options.requests[i % options.requests.length]!;
+    const req = http.request(
+      { host: target.hostname, port: target.port, method: request.method ?? 'GET', path: request.path ?? '/', headers: request.headers, agent },
+      (res) => {
+        if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) non2xx++;
+        res.resume();
+        res.once('end', () => settle(i, due));
+      },
+    );
+    req.once('error', () => {
+      errors++;
+      settle(i, due);
+    });
+    req.end();
+  };
+
+  let done: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const settle = (i: number, due: number) => {
+    latencies[i] = performance.now() - due;
+    if (++answered === total) done();
+  };
+
+  // A 1 ms tick sends whatever has fallen due; a late tick sends the backlog at once, and
+  // those requests' latency still counts from when they were due.
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    while (sent < total && dueAt(sent) <= now) send(sent++);
+    if (sent === total) clearInterval(ticker);
+  }, 1);
+  await finished;
+  const elapsedSeconds = (performance.now() - start) / 1000;
+  agent.destroy();
+
+  const sorted = Array.from(latencies).sort((a, b) => a - b);
+  const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+  return {
+    rate: options.rate,
+    sent,
+    achievedRate: Math.round(answered / elapsedSeconds),
+    non2xx,
+    errors,
+    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) },
+  };
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+if (!isMainThread && parentPort) {
+  parentPort.postMessage(await run(workerData as PacedLoadOptions));
+}
