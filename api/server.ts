@@ -36,7 +36,10 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   if (!config.REDIS_URL) throw new Error('REDIS_URL is not set and no local stack was started');
   // Requests must not hang on a stalled ClickHouse: a short timeout turns it into a 5xx.
   const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
-  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+  // Auto-pipelining: the commands of every request in flight (rate limit, page) leave in one
+  // write per event-loop turn rather than a write each; under load that is most of the
+  // Redis cost on both sides.
+  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: true });
   // Connection errors surface in the requests that need Redis (as 503); one log line per
   // outage is enough, not one per reconnect attempt.
   let redisDown = false;
