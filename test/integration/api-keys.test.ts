@@ -23,14 +23,29 @@ async function revoke(keyId: string) {
 }
 
 /** The ClickHouse client with its reads counted, and failing on demand. */
+/** Counts reads; `failing` makes them throw; `hold()` keeps them from finishing until released. */
 function observedClickHouse(ch: ClickHouse) {
   const observed = { reads: 0, failing: false };
+  let gate: Promise<void> = Promise.resolve();
+  const inFlight = new Set<Promise<unknown>>();
   const query: ClickHouse['query'] = async (statement, row) => {
     observed.reads++;
     if (observed.failing) throw new Error('ClickHouse is down');
-    return ch.query(statement, row);
+    const read = gate.then(() => ch.query(statement, row));
+    inFlight.add(read);
+    return read.finally(() => inFlight.delete(read));
   };
-  return Object.assign(observed, { ch: { query } });
+  const hold = () => {
+    let release!: () => void;
+    gate = new Promise((resolve) => (release = resolve));
+    return release;
+  };
+  /** Resolves once no read is in flight. */
+  const idle = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return Object.assign(observed, { ch: { query }, hold, idle });
 }
 
 function clock(start = Date.now()) {
@@ -130,13 +145,34 @@ describe('the API key cache', () => {
     expect(found.every((r) => r?.name === 'shared')).toBe(true);
     expect(observed.reads).toBe(1);
 
-    time.advance(9);
+    time.advance(7);
     await cache.lookup(key);
     await cache.lookup(mintApiKey().key);
     expect(observed.reads).toBe(1);
 
-    time.advance(2);
+    time.advance(4);
     await Promise.all([cache.lookup(key), cache.lookup(key), cache.lookup(mintApiKey().key)]);
+    expect(observed.reads).toBe(2);
+  });
+
+  it('reads ahead in the background from three quarters of ttl, answering from the copy it has meanwhile', async () => {
+    const { key } = await createKey('--name', 'read-ahead', '--domain', 'ra.example');
+    const time = clock();
+    const observed = observedClickHouse(env.ch);
+    const cache = createApiKeyCache(observed.ch, { ttlSeconds: 10, now: time.now });
+    expect(await cache.lookup(key)).toBeDefined();
+
+    // Revoked now; the copy read at 0 s still has the key.
+    expect((await revoke(parseApiKey(key)!.keyId)).code).toBe(0);
+    time.advance(8);
+    const release = observed.hold(); // the read ahead cannot finish yet
+    const answers = await Promise.all([cache.lookup(key), cache.lookup(key)]);
+    expect(answers.every((a) => a !== undefined)).toBe(true); // nobody waited for the read
+    expect(observed.reads).toBe(2); // one read ahead, shared
+
+    release();
+    await observed.idle();
+    expect(await cache.lookup(key)).toBeUndefined(); // the new copy knows of the revocation
     expect(observed.reads).toBe(2);
   });
 
