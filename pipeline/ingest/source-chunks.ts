@@ -1,8 +1,9 @@
 /**
  * Reads a source file as chunks of raw rows with their line numbers, streaming, so a file
- * of any size is read in bounded memory. A JSON Lines chunk is the file's text of
- * `chunkRows` lines (the worker parses them, so a malformed line is rejected with its
- * number instead of stopping the read); CSV rows are arrays of cells plus the header.
+ * of any size is read in bounded memory. A JSON Lines chunk is the file's bytes of
+ * `chunkRows` lines, not decoded (the worker decodes and parses them, so a malformed line
+ * is rejected with its number instead of stopping the read); CSV rows are arrays of cells
+ * plus the header.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -12,7 +13,7 @@ export type SourceEncoding = 'jsonl' | 'csv';
 
 /** `rowCount`: the chunk's rows (blank lines excluded), for progress. The rest is the job payload's body. */
 export type SourceChunk =
-  | { text: string; firstLine: number; rowCount: number }
+  | { bytes: Buffer; firstLine: number; rowCount: number }
   | { header: string[]; rows: string[][]; lines: number[]; rowCount: number };
 
 export interface ReadProgress {
@@ -44,9 +45,9 @@ export async function* readSourceChunks(
 }
 
 /**
- * Cuts the bytes into chunks of `chunkRows` non-blank lines without decoding or splitting
- * them into line strings (the producer's main cost when it did): a chunk's blocks are
- * joined and decoded once, as one string, at a line break, so no UTF-8 character is cut.
+ * Cuts the bytes into chunks of `chunkRows` non-blank lines without decoding them or
+ * splitting them into line strings (the producer's main cost when it did): a chunk's
+ * blocks are joined once, at a line break, so no UTF-8 character is cut.
  */
 async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number): AsyncGenerator<SourceChunk> {
   let parts: Buffer[] = []; // the chunk's bytes from earlier blocks (joined once, at the cut)
@@ -67,7 +68,7 @@ async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number)
       lines++;
       lineStart = lf + 1;
       if (rowCount === chunkRows) {
-        yield { text: decode([...parts, block.subarray(chunkStart, lf)]), firstLine, rowCount };
+        yield { bytes: joined([...parts, block.subarray(chunkStart, lf)]), firstLine, rowCount };
         [parts, chunkStart, firstLine, lines, rowCount] = [[], lineStart, firstLine + lines, 0, 0];
       }
     }
@@ -76,15 +77,15 @@ async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number)
   }
   // The last line may have no line break.
   if (lineHasContent) rowCount++;
-  if (rowCount > 0) yield { text: withoutFinalLf(decode(parts)), firstLine, rowCount };
+  if (rowCount > 0) yield { bytes: withoutFinalLf(joined(parts)), firstLine, rowCount };
 }
 
-function withoutFinalLf(text: string): string {
-  return text.endsWith('\n') ? text.slice(0, -1) : text;
+function withoutFinalLf(bytes: Buffer): Buffer {
+  return bytes.at(-1) === LF ? bytes.subarray(0, -1) : bytes;
 }
 
-function decode(parts: Buffer[]): string {
-  return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+function joined(parts: Buffer[]): Buffer {
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
 const LF = 0x0a;
