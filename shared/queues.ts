@@ -69,8 +69,10 @@ export type IngestJobPayload = z.infer<typeof ingestJobSchema>;
 export type JsonLinesChunk = z.infer<typeof jsonLinesChunkSchema>;
 export type StoredJsonLinesChunk = z.infer<typeof storedJsonLinesChunkSchema>;
 export type CsvChunk = z.infer<typeof csvChunkSchema>;
-/** A chunk as a worker ingests it: a stored text has been fetched. */
-export type IngestJob = JsonLinesChunk | CsvChunk;
+/** A JSON Lines chunk as a worker ingests it: its text inline, or the stored bytes as fetched (not decoded). */
+export type JsonLinesText = Omit<JsonLinesChunk, 'text'> & { text: string | Buffer };
+/** A chunk as a worker ingests it. */
+export type IngestJob = JsonLinesText | CsvChunk;
 
 export const rejectSampleSchema = z.object({ line: z.number(), reason: z.string() });
 export const ingestResultSchema = z.object({

@@ -74,5 +74,5 @@ async function withText(payload: IngestJobPayload, texts: ChunkTexts, queueName:
   // Neither comes right on a later attempt.
   if (bytes === null) throw new UnrecoverableError(`the text of chunk ${jobId} is not stored (${texts.keyOf(queueName, jobId)} is gone)`);
   if (bytes.length !== textBytes) throw new UnrecoverableError(`the stored text of chunk ${jobId} is ${bytes.length} bytes, not ${textBytes}`);
-  return { ...chunk, text: bytes.toString('utf8') };
+  return { ...chunk, text: bytes };
 }
