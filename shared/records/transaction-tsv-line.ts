@@ -80,9 +80,10 @@ class Line {
 
   /** Skips `bytes` if the line continues with them. */
   literal(bytes: Uint8Array): boolean {
-    if (this.at + bytes.length > this.end) return false;
-    for (let i = 0; i < bytes.length; i++) if (this.src[this.at + i] !== bytes[i]) return false;
-    this.at += bytes.length;
+    const { src, at } = this;
+    if (at + bytes.length > this.end) return false;
+    for (let i = 0; i < bytes.length; i++) if (src[at + i] !== bytes[i]) return false;
+    this.at = at + bytes.length;
     return true;
   }
 
@@ -97,12 +98,15 @@ class Line {
    * digits than that are left unread, so the next literal fails (as the pattern would).
    */
   integer(maxDigits: number): number {
+    const { src, end } = this;
     const first = this.at;
-    if (first >= this.end || !isDigit(this.src[first]!)) return -1;
-    const last = this.src[first] === ZERO ? first + 1 : Math.min(this.end, first + maxDigits);
+    if (first >= end || !isDigit(src[first]!)) return -1;
+    const last = src[first] === ZERO ? first + 1 : Math.min(end, first + maxDigits);
     let value = 0;
+    let at = first;
     // The digit's value first: value * 10 + c would pass 2^53 and round before the subtraction.
-    while (this.at < last && isDigit(this.src[this.at]!)) value = value * 10 + (this.src[this.at++]! - ZERO);
+    while (at < last && isDigit(src[at]!)) value = value * 10 + (src[at++]! - ZERO);
+    this.at = at;
     this.copyFrom(first);
     return value;
   }
@@ -123,27 +127,32 @@ class Line {
 
   /** `0|[1-9][0-9]*`, copied; returns its length, or -1. */
   decimal(): number {
+    const { src, end } = this;
     const first = this.at;
-    if (first >= this.end || !isDigit(this.src[first]!)) return -1;
-    if (this.src[first] === ZERO) this.at++;
-    else while (this.at < this.end && isDigit(this.src[this.at]!)) this.at++;
+    if (first >= end || !isDigit(src[first]!)) return -1;
+    let at = first + 1;
+    if (src[first] !== ZERO) while (at < end && isDigit(src[at]!)) at++;
+    this.at = at;
     this.copyFrom(first);
-    return this.at - first;
+    return at - first;
   }
 
   /** "0x" (already matched) and then `digits` hex digits, written as lowercase "0x..." */
   hex(digits: number): boolean {
-    if (this.at + digits > this.end) return false;
-    const dst = this.dst;
-    dst[this.out++] = ZERO;
-    dst[this.out++] = 0x78; // x
-    for (let i = 0; i < digits; i++) {
-      const c = this.src[this.at + i]!;
+    // Locals, not fields, in the loops: a field written per byte stays in memory.
+    const { src, dst, at } = this;
+    if (at + digits > this.end) return false;
+    let out = this.out;
+    dst[out++] = ZERO;
+    dst[out++] = 0x78; // x
+    for (let i = at; i < at + digits; i++) {
+      const c = src[i]!;
       if (HEX[c] === 0) return false;
       // Sets the lowercase bit: A-F become a-f; digits and a-f already have it.
-      dst[this.out++] = c | 0x20;
+      dst[out++] = c | 0x20;
     }
-    this.at += digits;
+    this.at = at + digits;
+    this.out = out;
     return true;
   }
 
@@ -166,7 +175,10 @@ class Line {
   }
 
   private copyFrom(first: number): void {
-    for (let i = first; i < this.at; i++) this.dst[this.out++] = this.src[i]!;
+    const { src, dst, at } = this;
+    let out = this.out;
+    for (let i = first; i < at; i++) dst[out++] = src[i]!;
+    this.out = out;
   }
 }
 
