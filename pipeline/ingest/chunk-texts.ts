@@ -27,7 +27,7 @@ export class ChunkTexts {
     private readonly prefix: string,
   ) {}
 
-  /** `<prefix>:<queue>:chunk-text:<jobId>`: beside BullMQ's keys of the queue, so obliterating the queue drops it too. */
+  /** `<prefix>:<queue>:chunk-text:<jobId>`, next to BullMQ's keys of the queue (BullMQ itself never touches it). */
   keyOf(queueName: string, jobId: string): string {
     return `${this.prefix}:${queueName}${TEXT_SEGMENT}${jobId}`;
   }
