@@ -5,7 +5,7 @@
  */
 import { Queue } from 'bullmq';
 import type { Config } from '../shared/config.ts';
-import { ingestJobOptions, ingestQueueName, type IngestJob } from '../shared/queues.ts';
+import { ingestJobOptions, ingestQueueName, type IngestJobPayload } from '../shared/queues.ts';
 import { redisConnection } from '../shared/redis.ts';
 import type { KindName } from '../shared/records/kinds.ts';
 
@@ -29,7 +29,7 @@ export function createPipelineProducer(config: Config, kinds: readonly KindName[
     async enqueue(kind, record, source) {
       const queue = queues.get(kind);
       if (!queue) throw new Error(`the API has no queue for ${kind}`);
-      const job: IngestJob = { kind, source, format: 'canonical', text: JSON.stringify(record), firstLine: 1 };
+      const job: IngestJobPayload = { kind, source, format: 'canonical', text: JSON.stringify(record), firstLine: 1 };
       await queue.add('record', job);
     },
     async close() {

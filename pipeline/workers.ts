@@ -6,6 +6,7 @@
  *   npx soulgraph workers            (or: npm run workers)
  */
 import { Queue, type Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { createClickHouse } from '../shared/clickhouse/client.ts';
 import type { Config } from '../shared/config.ts';
@@ -13,6 +14,8 @@ import type { Logger } from '../shared/logger.ts';
 import { ingestQueueName } from '../shared/queues.ts';
 import { redisConnection } from '../shared/redis.ts';
 import { kindNames, type KindName } from '../shared/records/kinds.ts';
+import { sweepChunkTexts } from './ingest/chunk-text-sweeper.ts';
+import { ChunkTexts } from './ingest/chunk-texts.ts';
 import { createIngestWorker, SERIAL_KINDS } from './ingest/ingest.worker.ts';
 import { observeJobs } from './job-observer.ts';
 import { createMaintenanceWorker } from './maintenance/maintenance.worker.ts';
@@ -41,7 +44,9 @@ export async function startWorkers(
   const metrics = options.metrics ?? createPipelineMetrics(new Registry());
   const kinds = options.kinds ?? kindNames;
   const serving = kinds.some((k) => MIRRORED_KINDS.includes(k)) ? createServingWriter(config) : undefined;
-  const deps = { config, clickhouse, connection, logger, serving, metrics };
+  const chunkRedis = new Redis(connection);
+  const chunkTexts = new ChunkTexts(chunkRedis, config.QUEUE_PREFIX);
+  const deps = { config, clickhouse, connection, chunkTexts, logger, serving, metrics };
 
   await enforceSerialKinds(config, kinds);
   const workers: Worker[] = kinds.map((kind) => createIngestWorker(kind, deps));
@@ -57,6 +62,7 @@ export async function startWorkers(
   const all = [...workers, ...(materialize?.workers ?? []), ...(chain ? [chain.worker] : [])];
   for (const worker of all) observeJobs(worker, logger, metrics);
   await Promise.all(all.map((w) => w.waitUntilReady()));
+  const stopSweeping = kinds.length > 0 ? sweepChunkTexts(chunkTexts, logger) : async () => {};
   logger.info({ queues: all.map((w) => w.name) }, 'workers ready');
 
   return {
@@ -64,6 +70,8 @@ export async function startWorkers(
     metrics,
     async close() {
       await Promise.all([...workers.map((w) => w.close()), materialize?.close(), chain?.close()]);
+      await stopSweeping();
+      await chunkRedis.quit();
       await serving?.close();
       await clickhouse.close();
     },

@@ -37,6 +37,19 @@ export const jsonLinesChunkSchema = z.object({
 });
 
 /**
+ * A JSON Lines chunk whose text is stored apart, under the job's chunk-text key
+ * (pipeline/ingest/chunk-texts.ts), `textBytes` bytes of UTF-8: what `soulgraph ingest`
+ * sends since 2026-11-23. BullMQ then moves a few hundred bytes per job instead of the
+ * chunk's megabytes. Jobs of the inline shape above are still accepted (the API sends one
+ * record that way, and jobs queued before the change still run).
+ */
+export const storedJsonLinesChunkSchema = z.object({
+  ...chunkOrigin,
+  textBytes: z.number().int().min(0),
+  firstLine: z.number().int().min(1),
+});
+
+/**
  * A CSV chunk: rows as arrays of cells with the file's `header`; `lines[i]` is the 1-based
  * source line of `rows[i]` (a quoted cell may span lines, so they are not consecutive).
  */
@@ -49,12 +62,17 @@ export const csvChunkSchema = z
   })
   .refine((j) => j.rows.length === j.lines.length, 'rows and lines must have the same length');
 
-/** One chunk of a source file: JSON Lines text or CSV rows. */
-export const ingestJobSchema = z.union([jsonLinesChunkSchema, csvChunkSchema]);
+/** One chunk of a source file as queued: JSON Lines text (inline or stored apart) or CSV rows. */
+export const ingestJobSchema = z.union([jsonLinesChunkSchema, storedJsonLinesChunkSchema, csvChunkSchema]);
 
-export type IngestJob = z.infer<typeof ingestJobSchema>;
+export type IngestJobPayload = z.infer<typeof ingestJobSchema>;
 export type JsonLinesChunk = z.infer<typeof jsonLinesChunkSchema>;
+export type StoredJsonLinesChunk = z.infer<typeof storedJsonLinesChunkSchema>;
 export type CsvChunk = z.infer<typeof csvChunkSchema>;
+/** A JSON Lines chunk as a worker ingests it: its text inline, or the stored bytes as fetched (not decoded). */
+export type JsonLinesText = Omit<JsonLinesChunk, 'text'> & { text: string | Buffer };
+/** A chunk as a worker ingests it. */
+export type IngestJob = JsonLinesText | CsvChunk;
 
 export const rejectSampleSchema = z.object({ line: z.number(), reason: z.string() });
 export const ingestResultSchema = z.object({
@@ -66,11 +84,11 @@ export const ingestResultSchema = z.object({
 export type IngestResult = z.infer<typeof ingestResultSchema>;
 
 /**
- * Retries with exponential backoff. A chunk job carries its rows (~13 MB for 50,000
- * transactions), and Redis runs with noeviction, so finished jobs are kept only in bounded
- * numbers: producers read results from completion events (20 completed jobs are more than
- * a run's unfinished ones, for the tracker's fallback), and failed jobs stay for inspection
- * and retry.
+ * Retries with exponential backoff. A chunk's rows (~13 MB for 50,000 transactions) stay in
+ * Redis as long as its job (in the payload, or as its stored text), and Redis runs with
+ * noeviction, so finished jobs are kept only in bounded numbers: producers read results
+ * from completion events (20 completed jobs are more than a run's unfinished ones, for the
+ * tracker's fallback), and failed jobs stay for inspection and retry.
  */
 export function ingestJobOptions(config: Config): DefaultJobOptions {
   return {

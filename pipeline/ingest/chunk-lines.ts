@@ -3,7 +3,7 @@
  * payload's shape: the lines of a JSON Lines text block (blank ones skipped, as the
  * producer counts them), or the CSV rows with the numbers the producer sent.
  */
-import type { CsvChunk, IngestJob, JsonLinesChunk } from '../../shared/queues.ts';
+import type { CsvChunk, IngestJob, JsonLinesText } from '../../shared/queues.ts';
 
 export interface RawRow {
   line: number;
@@ -16,7 +16,8 @@ export function* chunkRows(job: IngestJob): Generator<RawRow> {
   else yield* csvRows(job);
 }
 
-function* jsonLines({ text, firstLine }: JsonLinesChunk): Generator<RawRow> {
+function* jsonLines({ text: stored, firstLine }: JsonLinesText): Generator<RawRow> {
+  const text = typeof stored === 'string' ? stored : stored.toString('utf8');
   let line = firstLine;
   for (let start = 0; start <= text.length; line++) {
     const lf = text.indexOf('\n', start);

@@ -9,9 +9,11 @@
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { IngestJob, IngestResult } from '../../shared/queues.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
+import type { RecordKind } from '../../shared/records/record-kind.ts';
 import type { FollowRow, ProfileSummaryRow, ServingWriter } from '../serving/serving-writer.ts';
 import { chunkRows } from './chunk-lines.ts';
 import { linkProfileIdentities } from './profile-identities.ts';
+import { tabSeparatedChunk } from './tab-separated-chunk.ts';
 import { validRows, type AcceptedRow, type Reject } from './validate-chunk.ts';
 
 const REJECT_SAMPLES = 20;
@@ -20,7 +22,7 @@ const MAX_RAW_BYTES = 4096;
 export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string, serving?: ServingWriter): Promise<IngestResult> {
   const now = Math.floor(Date.now() / 1000);
   const rejects: Reject[] = [];
-  const table = recordKinds[job.kind].table;
+  const { table, tsvLine } = recordKinds[job.kind] as RecordKind;
   // Rows are ours (fresh from the schema): stamping them in place spares a copy per row.
   const stamp = ({ row }: AcceptedRow) => Object.assign(row, { ingested_at: now });
 
@@ -36,6 +38,11 @@ export async function ingestChunk(ch: ClickHouse, job: IngestJob, jobId: string,
     const rows = [...map(validRows(job, rejects), stamp)];
     accepted = await ch.insert(table, rows);
     await serving.follows(rows as unknown as FollowRow[]);
+  } else if ('text' in job && job.format === 'canonical' && tsvLine) {
+    // Validated and encoded in one pass over the chunk's bytes, with no row objects for canonical lines.
+    const { body, rows } = tabSeparatedChunk(job, tsvLine, now, await ch.dateTimeColumns(table), rejects);
+    await ch.insertTabSeparated(table, tsvLine.columns, body);
+    accepted = rows;
   } else {
     accepted = await ch.insert(table, map(validRows(job, rejects), stamp));
   }

@@ -5,13 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { Config } from '../../shared/config.ts';
-import { ingestJobOptions, ingestQueueName, type IngestFormat, type IngestJob } from '../../shared/queues.ts';
+import { ingestJobOptions, ingestQueueName, type IngestFormat, type IngestJobPayload } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
+import { ChunkTexts } from './chunk-texts.ts';
 import { ChunkTracker, type ChunkOutcome } from './chunk-tracker.ts';
 import { preflight } from './preflight.ts';
-import { readSourceChunks } from './source-chunks.ts';
+import { readSourceChunks, type SourceChunk } from './source-chunks.ts';
 
 export interface IngestRunOptions {
   kind: KindName;
@@ -111,7 +113,10 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
   const events = new QueueEvents(queue.name, { connection: redisConnection(config, 'worker'), prefix: config.QUEUE_PREFIX });
   await events.waitUntilReady();
   const tracker = new ChunkTracker(queue, events, record, options.pollMs);
+  const redis = new Redis({ ...redisConnection(config, 'producer'), lazyConnect: true });
+  const texts = new ChunkTexts(redis, config.QUEUE_PREFIX);
   try {
+    await redis.connect();
     for (const file of options.files) {
       const source = options.sourceName?.(file) ?? file;
       progress.file = file;
@@ -121,20 +126,20 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
       });
       for await (const chunk of chunks) {
         await tracker.waitBelow(maxOutstanding);
-        const { rowCount, ...body } = chunk;
-        const data: IngestJob = {
-          kind: options.kind,
-          source,
-          format: options.format,
-          ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
-          ...body,
-        };
+        const origin = { kind: options.kind, source, format: options.format, ...(options.chainId === undefined ? {} : { chainId: options.chainId }) };
         const jobId = `${runId}-${summary.chunks}`;
-        const firstLine = 'text' in chunk ? chunk.firstLine : (chunk.lines[0] ?? 0);
-        tracker.track(jobId, { source, rows: rowCount, firstLine });
-        await queue.add('chunk', data, { jobId });
+        const firstLine = 'bytes' in chunk ? chunk.firstLine : (chunk.lines[0] ?? 0);
+        tracker.track(jobId, { source, rows: chunk.rowCount, firstLine });
+        if ('bytes' in chunk) {
+          // The text first, so that no worker ever sees the job without it (chunk-texts.ts).
+          await texts.put(queue.name, jobId, chunk.bytes);
+          await queue.add('chunk', { ...origin, textBytes: chunk.bytes.length, firstLine } satisfies IngestJobPayload, { jobId });
+          await texts.claim(queue.name, jobId);
+        } else {
+          await queue.add('chunk', { ...origin, ...csvBody(chunk) } satisfies IngestJobPayload, { jobId });
+        }
         summary.chunks++;
-        summary.rowsRead += rowCount;
+        summary.rowsRead += chunk.rowCount;
         progress.chunksQueued = summary.chunks;
         progress.rowsRead = summary.rowsRead;
         report();
@@ -144,11 +149,15 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
   } finally {
     await events.close();
     await queue.close();
+    redis.disconnect();
   }
   summary.elapsedMs = Date.now() - started;
   return summary;
 }
 
+function csvBody({ header, rows, lines }: Extract<SourceChunk, { rows: string[][] }>) {
+  return { header, rows, lines };
+}
 
 /** How many workers (in any process) are serving the kind's queue right now. */
 export async function ingestWorkerCount(config: Config, kind: KindName): Promise<number> {

@@ -1,8 +1,9 @@
 /**
  * Reads a source file as chunks of raw rows with their line numbers, streaming, so a file
- * of any size is read in bounded memory. A JSON Lines chunk is the file's text of
- * `chunkRows` lines (the worker parses them, so a malformed line is rejected with its
- * number instead of stopping the read); CSV rows are arrays of cells plus the header.
+ * of any size is read in bounded memory. A JSON Lines chunk is the file's bytes of
+ * `chunkRows` lines, not decoded (the worker decodes and parses them, so a malformed line
+ * is rejected with its number instead of stopping the read); CSV rows are arrays of cells
+ * plus the header.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -10,9 +11,13 @@ import { parse as parseCsv } from 'csv-parse';
 
 export type SourceEncoding = 'jsonl' | 'csv';
 
-/** `rowCount`: the chunk's rows (blank lines excluded), for progress. The rest is the job payload's body. */
+/**
+ * `rowCount`: the chunk's rows (blank lines excluded), for progress. A JSON Lines chunk's
+ * `bytes` are valid until the next chunk is asked for (the buffer is reused); CSV chunks are
+ * the producer's to keep.
+ */
 export type SourceChunk =
-  | { text: string; firstLine: number; rowCount: number }
+  | { bytes: Buffer; firstLine: number; rowCount: number }
   | { header: string[]; rows: string[][]; lines: number[]; rowCount: number };
 
 export interface ReadProgress {
@@ -44,47 +49,58 @@ export async function* readSourceChunks(
 }
 
 /**
- * Cuts the bytes into chunks of `chunkRows` non-blank lines without decoding or splitting
- * them into line strings (the producer's main cost when it did): a chunk's blocks are
- * joined and decoded once, as one string, at a line break, so no UTF-8 character is cut.
+ * Cuts the bytes into chunks of `chunkRows` non-blank lines without decoding them or
+ * splitting them into line strings (the producer's main cost when it did), at a line
+ * break, so no UTF-8 character is cut. The blocks read are gathered in one buffer that is
+ * reused from chunk to chunk: a fresh buffer of megabytes per chunk cost the producer more
+ * in page faults and garbage collection than the rest of its work. So a chunk's `bytes`
+ * are valid until the next chunk is asked for.
  */
 async function* jsonLineChunks(stream: NodeJS.ReadableStream, chunkRows: number): AsyncGenerator<SourceChunk> {
-  let parts: Buffer[] = []; // the chunk's bytes from earlier blocks (joined once, at the cut)
+  let buffer: Buffer = Buffer.allocUnsafe(1 << 20);
+  let used = 0; // bytes in `buffer`: the chunk so far, from its first line
+  let lineStart = 0; // where the line being read starts in `buffer`
   let firstLine = 1;
   let lines = 0;
   let rowCount = 0;
-  let lineHasContent = false; // the line running on from an earlier block is not blank
   let firstBlock = true;
   for await (const data of stream as AsyncIterable<Buffer>) {
     // A byte-order mark (Windows editors, PowerShell) is not part of the first record.
     const block = firstBlock && hasBom(data) ? data.subarray(3) : data;
     firstBlock = false;
-    let chunkStart = 0;
-    let lineStart = 0;
-    for (let lf = block.indexOf(LF); lf !== -1; lf = block.indexOf(LF, lineStart)) {
-      if (lineHasContent || !isBlank(block, lineStart, lf)) rowCount++;
-      lineHasContent = false;
+    buffer = withRoom(buffer, used, block.length);
+    block.copy(buffer, used);
+    used += block.length;
+    // Bytes past `used` are left over from earlier chunks: searches stop at it.
+    let view = buffer.subarray(0, used);
+    for (let lf = view.indexOf(LF, lineStart); lf !== -1; lf = view.indexOf(LF, lineStart)) {
+      if (!isBlank(buffer, lineStart, lf)) rowCount++;
       lines++;
       lineStart = lf + 1;
       if (rowCount === chunkRows) {
-        yield { text: decode([...parts, block.subarray(chunkStart, lf)]), firstLine, rowCount };
-        [parts, chunkStart, firstLine, lines, rowCount] = [[], lineStart, firstLine + lines, 0, 0];
+        yield { bytes: buffer.subarray(0, lf), firstLine, rowCount };
+        // The next chunk starts after this line break: its bytes move to the front.
+        buffer.copyWithin(0, lineStart, used);
+        [used, lineStart, firstLine, lines, rowCount] = [used - lineStart, 0, firstLine + lines, 0, 0];
+        view = buffer.subarray(0, used);
       }
     }
-    lineHasContent ||= !isBlank(block, lineStart, block.length);
-    parts.push(block.subarray(chunkStart));
   }
   // The last line may have no line break.
-  if (lineHasContent) rowCount++;
-  if (rowCount > 0) yield { text: withoutFinalLf(decode(parts)), firstLine, rowCount };
+  if (!isBlank(buffer, lineStart, used)) rowCount++;
+  if (rowCount > 0) yield { bytes: withoutFinalLf(buffer.subarray(0, used)), firstLine, rowCount };
 }
 
-function withoutFinalLf(text: string): string {
-  return text.endsWith('\n') ? text.slice(0, -1) : text;
+/** `buffer`, or a bigger copy of its first `used` bytes, with room for `more`. */
+function withRoom(buffer: Buffer, used: number, more: number): Buffer {
+  if (used + more <= buffer.length) return buffer;
+  const bigger = Buffer.allocUnsafe(Math.max(2 * buffer.length, used + more));
+  buffer.copy(bigger, 0, 0, used);
+  return bigger;
 }
 
-function decode(parts: Buffer[]): string {
-  return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+function withoutFinalLf(bytes: Buffer): Buffer {
+  return bytes.at(-1) === LF ? bytes.subarray(0, -1) : bytes;
 }
 
 const LF = 0x0a;

@@ -40,33 +40,39 @@ export function validateChunk(job: IngestJob): ValidatedChunk {
  * row object die young (cheap for the garbage collector) instead of holding them all.
  */
 export function* validRows(job: IngestJob, rejects: Reject[]): Generator<AcceptedRow> {
+  const validRow = rowValidator(job);
+  for (const { line, raw } of chunkRows(job)) {
+    const row = validRow(raw, line, rejects);
+    if (row) yield { line, row };
+  }
+}
+
+export type RowValidator = (raw: string | string[], line: number, rejects: Reject[]) => Record<string, unknown> | undefined;
+
+/** Checks one raw row of the job: returns its table row, or pushes its reject and returns undefined. */
+export function rowValidator(job: IngestJob): RowValidator {
   const { schema, fastPath, fastLine } = recordKinds[job.kind] as RecordKind;
   const map = job.format === 'ethereum-etl' ? ethereumEtlMapper(job.kind) : undefined;
   const header = 'header' in job ? job.header : [];
-  for (const { line, raw } of chunkRows(job)) {
+  return (raw, line, rejects) => {
     // A canonical line in the exact shape JSON.stringify writes needs no JSON.parse at all.
     const fastRow = typeof raw === 'string' && !map ? fastLine?.(raw) : undefined;
-    if (fastRow) {
-      yield { line, row: fastRow };
-      continue;
-    }
+    if (fastRow) return fastRow;
     const decoded = typeof raw === 'string' ? decodeJsonLine(raw) : decodeCsvRow(raw, header);
     if (!decoded.ok) {
       rejects.push({ line, reason: decoded.reason, raw: rawText(raw) });
-      continue;
+      return undefined;
     }
     const record = map ? map(decoded.record, job.chainId ?? 1) : decoded.record;
     // The fast path accepts only what the schema would, yielding the same row; anything
     // else, valid or not, goes through zod (which also words the reason of a reject).
     const fast = fastPath?.(record);
-    if (fast) {
-      yield { line, row: fast };
-      continue;
-    }
+    if (fast) return fast;
     const parsed = (schema as z.ZodType<Record<string, unknown>>).safeParse(record);
-    if (parsed.success) yield { line, row: parsed.data };
-    else rejects.push({ line, reason: describeIssues(parsed.error, record), raw: rawText(raw) });
-  }
+    if (parsed.success) return parsed.data;
+    rejects.push({ line, reason: describeIssues(parsed.error, record), raw: rawText(raw) });
+    return undefined;
+  };
 }
 
 /** Not a closure per row: under tsx every function expression costs a __name() call as well. */

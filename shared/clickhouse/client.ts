@@ -25,6 +25,10 @@ export interface ClickHouse {
    * Returns the number of rows inserted.
    */
   insert(table: string, rows: Iterable<Record<string, unknown>>): Promise<number>;
+  /** One INSERT of a body already in TabSeparated (one line per row, in `columns` order), sent as one write. */
+  insertTabSeparated(table: string, columns: readonly [string, ...string[]], body: Buffer): Promise<void>;
+  /** The table's DateTime columns, which TabSeparated must write as 10-digit unix seconds (see tab-separated.ts). */
+  dateTimeColumns(table: string): Promise<ReadonlySet<string>>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -93,6 +97,11 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
       await client.insert({ table, values: Readable.from(body.chunks, { objectMode: false }), format: 'TabSeparated', columns });
       return body.count();
     },
+    async insertTabSeparated(table, columns, body) {
+      if (body.length === 0) return;
+      await client.insert({ table, values: Readable.from([body], { objectMode: false }), format: 'TabSeparated', columns: [...columns] });
+    },
+    dateTimeColumns,
     ping: async () => (await client.ping()).success,
     close: () => client.close(),
   };

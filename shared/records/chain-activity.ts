@@ -13,6 +13,7 @@ import {
 } from './fields.ts';
 import { defineKind } from './record-kind.ts';
 import { transactionFastPath, transactionLineFastPath } from './transaction-fast-path.ts';
+import { TRANSACTION_TSV_COLUMNS, writeTransactionTsv } from './transaction-tsv-line.ts';
 
 export const transactionRecord = z
   .strictObject({
@@ -82,6 +83,7 @@ export const transactionsKind = defineKind({
   schema: transactionRecord,
   fastPath: transactionFastPath,
   fastLine: transactionLineFastPath,
+  tsvLine: { columns: TRANSACTION_TSV_COLUMNS, write: writeTransactionTsv },
   example: {
     chainId: 1,
     hash: '0xe6e3adc26100e603097ad9e0dfe9b097f3a8be17c04d541805220a5f30b304ef',

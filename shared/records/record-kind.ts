@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { InsertBody } from '../clickhouse/insert-body.ts';
 
 /**
  * One kind of ingested fact: its canonical input schema (JSON Lines or CSV with a header),
@@ -23,6 +24,18 @@ export interface RecordKind<Schema extends RecordSchema = RecordSchema> {
    * without JSON.parse: the row `schema` would make of the parsed line, or undefined.
    */
   readonly fastLine?: FastLine;
+  /**
+   * Optional, the same once more for the INSERT: writes a canonical line's TabSeparated row
+   * (`columns`, ingested_at last) straight from the chunk's bytes into the INSERT's body, or
+   * declines. Must write exactly what `tabSeparated` writes for the row `fastLine` makes.
+   */
+  readonly tsvLine?: TsvLine;
+}
+
+export interface TsvLine {
+  readonly columns: readonly [string, ...string[]];
+  /** Writes the row of bytes [start, end) of `src` and returns true, or writes nothing and returns false. */
+  write(src: Uint8Array, start: number, end: number, body: InsertBody, ingestedAt: Uint8Array): boolean;
 }
 
 export type FastPath = (record: Record<string, unknown>) => Record<string, unknown> | undefined;

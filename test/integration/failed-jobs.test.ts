@@ -5,7 +5,7 @@
 import { Queue, type Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
-import { ingestJobOptions, ingestQueueName, type IngestJob } from '../../shared/queues.ts';
+import { ingestJobOptions, ingestQueueName, type IngestJobPayload } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { runSoulgraph, waitFor } from '../support/child-process.ts';
@@ -28,7 +28,7 @@ const transaction = (n: number) =>
     to: `0x${'2'.repeat(40)}`,
     value: String(n),
   });
-const chunk = (rows: string[]): IngestJob => ({ kind: 'transactions', source: 'failed-jobs.test', format: 'canonical', text: rows.join('\n'), firstLine: 1 });
+const chunk = (rows: string[]): IngestJobPayload => ({ kind: 'transactions', source: 'failed-jobs.test', format: 'canonical', text: rows.join('\n'), firstLine: 1 });
 
 async function settled(job: Job): Promise<Job> {
   await waitFor(async () => ['failed', 'completed'].includes(await queue.getJobState(job.id!)), 30_000, `job ${job.id} to settle`);

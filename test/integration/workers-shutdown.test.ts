@@ -4,7 +4,7 @@
  */
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { ingestJobOptions, ingestQueueName, type IngestJob } from '../../shared/queues.ts';
+import { ingestJobOptions, ingestQueueName, type IngestJobPayload } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { exitOf, spawnSoulgraph, waitFor } from '../support/child-process.ts';
 import { logicalRows } from '../support/pipeline-harness.ts';
@@ -13,7 +13,7 @@ import { useTestEnvironment } from '../support/test-environment.ts';
 const env = useTestEnvironment();
 const ROWS = 100_000;
 
-function bigChunk(): IngestJob {
+function bigChunk(): IngestJobPayload {
   const rows = Array.from({ length: ROWS }, (_, n) =>
     JSON.stringify({
       chainId: 1,

@@ -8,19 +8,26 @@ const dir = mkdtempSync(path.join(tmpdir(), 'soulgraph-source-chunks-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let fileCount = 0;
-function file(name: string, content: string): string {
+function file(name: string, content: string | Buffer): string {
   const full = path.join(dir, `${++fileCount}-${name}`);
   writeFileSync(full, content);
   return full;
 }
 
-async function chunksOf(file: string, chunkRows = 1000, onProgress?: (p: ReadProgress) => void): Promise<SourceChunk[]> {
-  const chunks: SourceChunk[] = [];
-  for await (const chunk of readSourceChunks(file, chunkRows, onProgress)) chunks.push(chunk);
+/** The chunks, a JSON Lines chunk's bytes shown as their text. */
+async function chunksOf(file: string, chunkRows = 1000, onProgress?: (p: ReadProgress) => void) {
+  const chunks = [];
+  for await (const chunk of readSourceChunks(file, chunkRows, onProgress)) chunks.push(readable(chunk));
   return chunks;
 }
 
-function csv(chunk: SourceChunk) {
+function readable(chunk: SourceChunk) {
+  if (!('bytes' in chunk)) return chunk;
+  const { bytes, ...rest } = chunk;
+  return { text: bytes.toString('utf8'), ...rest };
+}
+
+function csv(chunk: ReturnType<typeof readable>) {
   if (!('rows' in chunk)) throw new Error('expected a CSV chunk');
   return chunk;
 }
@@ -53,6 +60,17 @@ describe('JSON lines', () => {
       { text: '{"n":1}\n{"n":2}', firstLine: 1, rowCount: 2 },
       { text: '{"n":3}\n{"n":4}', firstLine: 3, rowCount: 2 },
       { text: '{"n":5}', firstLine: 5, rowCount: 1 },
+    ]);
+  });
+
+  it('yields the bytes as they are in the file, decoding nothing', async () => {
+    const bytes = Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a, 0x7b, 0x7d, 0x0a]); // {"\xff\xfe"} and {}: not UTF-8
+    const chunks = [];
+    // A copy of each: the reader reuses its buffer for the next chunk.
+    for await (const chunk of readSourceChunks(file('raw.jsonl', bytes), 1)) chunks.push('bytes' in chunk ? { ...chunk, bytes: Buffer.from(chunk.bytes) } : chunk);
+    expect(chunks).toEqual([
+      { bytes: bytes.subarray(0, 6), firstLine: 1, rowCount: 1 },
+      { bytes: bytes.subarray(7, 9), firstLine: 2, rowCount: 1 },
     ]);
   });
 

@@ -2,11 +2,15 @@
  * The transactions fast path must never accept what the schema refuses, and must yield
  * exactly the schema's row (same keys in the same order) for whatever it accepts.
  * Checked on hand-picked edge values of every field and on thousands of random mixes; the
- * line fast path also on thousands of random one-character edits of canonical lines.
+ * line fast path also on thousands of random one-character edits of canonical lines, and
+ * the TabSeparated line writer against the line fast path in the same ways.
  */
 import { describe, it, expect } from 'vitest';
 import { transactionRecord } from '../../shared/records/chain-activity.ts';
+import { InsertBody } from '../../shared/clickhouse/insert-body.ts';
+import { tabSeparated } from '../../shared/clickhouse/tab-separated.ts';
 import { transactionFastPath, transactionLineFastPath } from '../../shared/records/transaction-fast-path.ts';
+import { TRANSACTION_TSV_COLUMNS, writeTransactionTsv } from '../../shared/records/transaction-tsv-line.ts';
 import { MAINNET_TRANSACTION } from '../fixtures/mainnet-transaction.ts';
 
 const VALID = MAINNET_TRANSACTION;
@@ -147,6 +151,97 @@ describe('transactionLineFastPath', () => {
       const c = alphabet[Math.floor(random() * alphabet.length)]!;
       const edit = [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)][i % 3]!;
       taken[expectLineAgreement(edit)]++;
+    }
+    expect(taken.fast).toBeGreaterThan(1_000);
+    expect(taken.schema).toBeGreaterThan(1_000);
+  });
+});
+
+const INGESTED_AT = 1_763_856_000;
+const TSV_DATE_TIMES = new Set(['block_time', 'ingested_at']);
+
+/** The row writeTransactionTsv writes for a line, or undefined when it declines (and then wrote nothing). */
+function tsvOf(line: string, before = 'x\ty\n'): string | undefined {
+  const body = new InsertBody(0);
+  body.writeText(before);
+  // The line amid other bytes, as it is in a chunk.
+  const bytes = Buffer.from(`{"a":1}\n${line}\n{"b":2}`);
+  const start = 8;
+  const written = writeTransactionTsv(bytes, start, start + Buffer.byteLength(line), body, Buffer.from(String(INGESTED_AT)));
+  const text = body.bytes().toString();
+  expect(text.startsWith(before)).toBe(true);
+  if (!written) expect(text).toBe(before);
+  return written ? text.slice(before.length) : undefined;
+}
+
+/** writeTransactionTsv writes exactly the row the line fast path makes, as tabSeparated encodes it (and so the schema's row). */
+function expectTsvAgreement(line: string): 'fast' | 'schema' {
+  const row = transactionLineFastPath(line);
+  const tsv = tsvOf(line);
+  if (row === undefined) {
+    expect(tsv, `wrote a row for a line the line fast path declines: ${line}`).toBeUndefined();
+    return 'schema';
+  }
+  expect(tsv, line).toBe(tabSeparated([{ ...row, ingested_at: INGESTED_AT }], TRANSACTION_TSV_COLUMNS, TSV_DATE_TIMES));
+  return 'fast';
+}
+
+describe('writeTransactionTsv', () => {
+  const canonical = JSON.stringify(VALID);
+
+  it('writes a canonical line as its TabSeparated row: lowercase hex, 10-digit times, ingested_at last', () => {
+    expect(tsvOf(canonical)).toBe(
+      `1\t${VALID.hash.toLowerCase()}\t3300400\t1488775107\t${VALID.from}\t${VALID.to}\t1000000000000000000\t${INGESTED_AT}\n`,
+    );
+    expect(tsvOf(JSON.stringify(record({ blockTime: 0, to: null }))))
+      .toBe(`1\t${VALID.hash.toLowerCase()}\t3300400\t0000000000\t${VALID.from}\t\t1000000000000000000\t${INGESTED_AT}\n`);
+  });
+
+  it('agrees with the line fast path on a line with or without to, and on other spellings', () => {
+    const { value: _v, ...rest } = VALID;
+    for (const line of [
+      canonical,
+      ...[ABSENT, null, ''].map((to) => JSON.stringify(record({ to }))),
+      JSON.stringify(VALID, null, 1),
+      JSON.stringify({ value: VALID.value, ...rest }),
+      canonical.replace('"blockNumber":3300400', '"blockNumber":9007199254740991'),
+      canonical.replace('"blockNumber":3300400', '"blockNumber":9007199254740992'),
+      canonical.replace('"blockNumber":3300400', '"blockNumber":99999999999999999'),
+      canonical.replace('"blockNumber":3300400', '"blockNumber":03300400'),
+      canonical.replace('"chainId":1', '"chainId":4294967295'),
+      canonical.replace('"chainId":1', '"chainId":4294967296'),
+      canonical.replace('"chainId":1', '"chainId":0'),
+      canonical.replace('"blockTime":1488775107', '"blockTime":4294967296'),
+      canonical.replace('"value":"1000000000000000000"', '"value":"0"'),
+      canonical.replace('"value":"1000000000000000000"', '"value":"00"'),
+      canonical.replace('"value":"1000000000000000000"', '"value":""'),
+      canonical.replace('}', ',"to":null}'),
+      canonical.replace('0x', '0X'),
+      `${canonical} `,
+      `${canonical}\r`,
+      canonical.slice(0, -1),
+      '',
+    ]) {
+      expectTsvAgreement(line);
+    }
+  });
+
+  it.each(Object.keys(candidates))('agrees with the line fast path on canonical lines with every edge value of %s', (field) => {
+    for (const value of candidates[field]!) expectTsvAgreement(JSON.stringify(record({ [field]: value })));
+  });
+
+  it('agrees with the line fast path on 20,000 random one-character edits of canonical lines', () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const alphabet = '0123456789abcdefABCDEFxX{}[]":,. -\\nule\t\r';
+    const lines = [canonical, JSON.stringify(record({ to: null })), JSON.stringify(record({ to: '' })), JSON.stringify(record({ to: ABSENT })), JSON.stringify(record({ value: '0', blockNumber: 0, blockTime: 7 }))];
+    const taken = { fast: 0, schema: 0 };
+    for (let i = 0; i < 20_000; i++) {
+      const line = lines[i % lines.length]!;
+      const at = Math.floor(random() * line.length);
+      const c = alphabet[Math.floor(random() * alphabet.length)]!;
+      const edit = [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)][i % 3]!;
+      taken[expectTsvAgreement(edit)]++;
     }
     expect(taken.fast).toBeGreaterThan(1_000);
     expect(taken.schema).toBeGreaterThan(1_000);

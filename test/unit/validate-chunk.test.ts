@@ -29,7 +29,7 @@ interface TestChunk {
 /** A job that also passes the queue's own payload schema (so the test uses real job shapes). */
 function job({ rows, lines, ...fields }: TestChunk): IngestJob {
   const body = fields.header ? { rows, lines } : jsonLinesText(rows as string[], lines);
-  return ingestJobSchema.parse({ source: 'test-input', format: 'canonical', ...fields, ...body });
+  return ingestJobSchema.parse({ source: 'test-input', format: 'canonical', ...fields, ...body }) as IngestJob;
 }
 
 /** The JSON Lines text block with each row on its own line and blank lines in the gaps. */
