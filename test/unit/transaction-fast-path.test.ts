@@ -140,18 +140,9 @@ describe('transactionLineFastPath', () => {
   });
 
   it('agrees with the schema on 20,000 random one-character edits of canonical lines', () => {
-    let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-    const alphabet = '0123456789abcdefABCDEFxX{}[]":,. -\\nule';
     const lines = [canonical, JSON.stringify(record({ to: null })), JSON.stringify(record({ to: ABSENT })), JSON.stringify(record({ value: '0', blockNumber: 0 }))];
     const taken = { fast: 0, schema: 0 };
-    for (let i = 0; i < 20_000; i++) {
-      const line = lines[i % lines.length]!;
-      const at = Math.floor(random() * line.length);
-      const c = alphabet[Math.floor(random() * alphabet.length)]!;
-      const edit = [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)][i % 3]!;
-      taken[expectLineAgreement(edit)]++;
-    }
+    for (const edit of oneCharacterEdits(lines, '0123456789abcdefABCDEFxX{}[]":,. -\\nule', 7, 20_000)) taken[expectLineAgreement(edit)]++;
     expect(taken.fast).toBeGreaterThan(1_000);
     expect(taken.schema).toBeGreaterThan(1_000);
   });
@@ -231,19 +222,24 @@ describe('writeTransactionTsv', () => {
   });
 
   it('agrees with the line fast path on 20,000 random one-character edits of canonical lines', () => {
-    let seed = 11;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-    const alphabet = '0123456789abcdefABCDEFxX{}[]":,. -\\nule\t\r';
     const lines = [canonical, JSON.stringify(record({ to: null })), JSON.stringify(record({ to: '' })), JSON.stringify(record({ to: ABSENT })), JSON.stringify(record({ value: '0', blockNumber: 0, blockTime: 7 }))];
     const taken = { fast: 0, schema: 0 };
-    for (let i = 0; i < 20_000; i++) {
-      const line = lines[i % lines.length]!;
-      const at = Math.floor(random() * line.length);
-      const c = alphabet[Math.floor(random() * alphabet.length)]!;
-      const edit = [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)][i % 3]!;
-      taken[expectTsvAgreement(edit)]++;
-    }
+    for (const edit of oneCharacterEdits(lines, '0123456789abcdefABCDEFxX{}[]":,. -\\nule\t\r', 11, 20_000)) taken[expectTsvAgreement(edit)]++;
     expect(taken.fast).toBeGreaterThan(1_000);
     expect(taken.schema).toBeGreaterThan(1_000);
   });
 });
+
+/**
+ * `count` deterministic one-character edits of the lines, in turn: a character replaced,
+ * removed or inserted at a random place, drawn from `alphabet` (a fixed LCG from `seed`).
+ */
+function* oneCharacterEdits(lines: string[], alphabet: string, seed: number, count: number): Generator<string> {
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  for (let i = 0; i < count; i++) {
+    const line = lines[i % lines.length]!;
+    const at = Math.floor(random() * line.length);
+    const c = alphabet[Math.floor(random() * alphabet.length)]!;
+    yield [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)][i % 3]!;
+  }
+}
