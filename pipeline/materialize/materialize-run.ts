@@ -83,16 +83,18 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
 
 /**
  * Enough buckets that none holds more than REC_PROFILES_PER_BUCKET profiles, nor more than
- * REC_PAIRS_PER_BUCKET evidence rows: at most REC_FOF_PER_FOLLOWEE friend-of-friend paths per
- * followee expanded, one row per follower (the follows-you bonus), and each holder of a
- * collection paired with at most REC_NFT_CANDIDATES_PER_COLLECTION others.
+ * REC_PAIRS_PER_BUCKET evidence rows: each profile's first REC_FOF_VIA_FOLLOWEES followees
+ * times what a followee passes on on average (at most REC_FOF_PER_FOLLOWEE), one row per
+ * follower (the follows-you bonus), and each holder of a collection paired with at most
+ * REC_NFT_CANDIDATES_PER_COLLECTION others.
  */
 async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, config: Config): Promise<number> {
   const of = sql`WHERE snapshot_id = ${snapshotId}`;
   const [row] = await ch.query(
     sql`SELECT
-          (SELECT sum(least(followees, ${config.REC_FOF_VIA_FOLLOWEES})) * ${config.REC_FOF_PER_FOLLOWEE}
-           FROM (SELECT src, any(src_degree) AS followees FROM mat_fof_edges ${of} GROUP BY src)) AS paths,
+          (SELECT sum(least(followees, ${config.REC_FOF_VIA_FOLLOWEES}))
+           FROM (SELECT src, any(src_degree) AS followees FROM mat_fof_edges ${of} GROUP BY src))
+          * (SELECT countIf(dst_rank <= ${config.REC_FOF_PER_FOLLOWEE}) / greatest(uniqExact(src), 1) FROM mat_fof_edges ${of}) AS paths,
           (SELECT count() FROM mat_follow_edges ${of}) AS followers,
           (SELECT sum(holders * least(holders, ${config.REC_NFT_CANDIDATES_PER_COLLECTION})) FROM mat_collections ${of}) AS pairs`,
     z.object({ paths: z.coerce.number(), followers: z.coerce.number(), pairs: z.coerce.number() }),
