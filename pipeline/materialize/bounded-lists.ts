@@ -39,6 +39,7 @@ function mostFollowedFirstKey(followers: string, pid: string): SqlFragment {
   return sql`bitShiftLeft(toUInt64(${LOW_HALF} - ${identifier(followers)}), 32) + ${identifier(pid)}`;
 }
 
+/** mat_fof_edges: every follow edge within REC_FOF_PER_FOLLOWEE of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */
 export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const { perFollowee, perFollower } = params.fof;
   return sql`
@@ -65,10 +66,10 @@ export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragm
 /** Every follow edge (src, dst, dst_rank, src_degree, src_followers): dst's place among src's followees. */
 function followeeRanksSql(snapshotId: number): SqlFragment {
   return sql`
-    SELECT src, bitAnd(key, ${LOW_HALF}) AS dst, dst_rank, src_degree, src_followers
+    SELECT src, bitAnd(key, ${LOW_HALF}) AS dst, dst_rank, followees AS src_degree, src_followers
     FROM
     (
-        SELECT src, any(src_degree) AS src_degree, arraySort(groupArray(${mostFollowedFirstKey('dst_followers', 'dst')})) AS keys
+        SELECT src, any(src_degree) AS followees, arraySort(groupArray(${mostFollowedFirstKey('dst_followers', 'dst')})) AS keys
         FROM
         (
             SELECT src, dst, src_degree, followers AS dst_followers
@@ -81,6 +82,7 @@ function followeeRanksSql(snapshotId: number): SqlFragment {
     ALL LEFT JOIN (SELECT src, followers AS src_followers FROM (${followerCountsSql(snapshotId, 'src')})) USING src`;
 }
 
+/** mat_collection_candidates: each eligible collection's first REC_NFT_CANDIDATES_PER_COLLECTION holders. */
 export function collectionCandidatesSql(snapshotId: number, params: ScoringParams): SqlFragment {
   return sql`
     INSERT INTO mat_collection_candidates (snapshot_id, collection, pid, holder_rank)
