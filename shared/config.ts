@@ -138,7 +138,7 @@ export const configSchema = z.object({
   REC_TOP_K: z.coerce.number().int().min(1).max(1_000).default(200),
   /** Profiles per bucket job: bounds the memory of each ClickHouse query (buckets = profiles / this, rounded up). */
   REC_PROFILES_PER_BUCKET: z.coerce.number().int().min(1).default(25_000),
-  /** Estimated candidate pairs (friend-of-friend paths + co-holder pairs) per bucket job: more buckets for denser graphs. */
+  /** Estimated evidence rows (bounded friend-of-friend paths, followers, co-holder pairs) per bucket job: more buckets for denser graphs. */
   REC_PAIRS_PER_BUCKET: z.coerce.number().int().min(1_000).default(30_000_000),
   /** Attempts of each bucket, tags and complete job before the run fails (the previous snapshot keeps serving). */
   MATERIALIZE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
@@ -153,6 +153,17 @@ export const configSchema = z.object({
   REC_WEIGHT_FOF: z.coerce.number().min(0).default(1),
   /** Added to the friend-of-friend score of a candidate who already follows the caller. */
   REC_FOLLOWS_YOU_BONUS: z.coerce.number().min(0).default(1),
+  /**
+   * Bounds of the friend-of-friend expansion, so that a profile's paths never exceed
+   * VIA_FOLLOWEES x PER_FOLLOWEE (plus PER_FOLLOWER per follower) whatever the hubs:
+   * the followees a profile's friends of friends come through (those who follow it back
+   * first, then those who follow fewest) ...
+   */
+  REC_FOF_VIA_FOLLOWEES: z.coerce.number().int().min(1).default(20),
+  /** ... the followees each of them passes on (the most followed first) ... */
+  REC_FOF_PER_FOLLOWEE: z.coerce.number().int().min(1).default(20),
+  /** ... and, for a candidate who follows the caller, its followers checked for being followed by the caller (the most followed first). */
+  REC_FOF_PER_FOLLOWER: z.coerce.number().int().min(1).default(20),
   /** Native transfers below this many wei are dust and do not count as interactions. */
   REC_DUST_WEI: z
     .string()
@@ -166,6 +177,8 @@ export const configSchema = z.object({
   REC_COUNTERPARTY_HALF_LIFE_DAYS: z.coerce.number().positive().default(180),
   /** Collections held by more profiles than this say nothing about a pair, and are ignored. */
   REC_NFT_MAX_HOLDERS: z.coerce.number().int().min(2).default(2_000),
+  /** Holders each collection recommends to the others (the most followed first): bounds the pairs of a large collection. */
+  REC_NFT_CANDIDATES_PER_COLLECTION: z.coerce.number().int().min(1).default(100),
   /** Spam NFT collection contracts, comma-separated. */
   REC_NFT_SPAM_CONTRACTS: csvList.pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x-addresses')).transform((a) => a.map((s) => s.toLowerCase()))),
   /** How long a recommend request for a user the snapshot does not cover waits for the on-demand list before answering 10504. */

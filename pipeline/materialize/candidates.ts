@@ -11,6 +11,8 @@
  * reason_chain_id, reason_subject, and the four signal scores.
  */
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { LOW_HALF } from './bounded-lists.ts';
+import { friendsOfFriendsSql, pairKey } from './friends-of-friends.ts';
 import type { ScoringParams } from './scoring.ts';
 
 export interface CallerFacts {
@@ -49,16 +51,13 @@ export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, pa
                        r.7 AS social_score, r.8 AS counterparty_score, r.9 AS nft_score, r.10 AS fof_score
                 FROM
                 (
-                    -- Ranks 1..K without window functions: sort each caller's list as an array.
-                    SELECT p, arraySort(groupArray(tuple(-score, c, reason_kind, reason_chain_id, subject_pid, subject_collection,
-                                                         social_score, counterparty_score, nft_score, fof_score))) AS ranked
-                    FROM
-                    (
-                        SELECT *
-                        FROM (${combinedSql(snapshotId, callers, params)})
-                        ORDER BY p, score DESC, c
-                        LIMIT ${params.topK} BY p
-                    )
+                    -- Ranks 1..K without window functions: sort each caller's list as an array, by
+                    -- score then candidate (cheaper than ORDER BY ... LIMIT K BY over every pair).
+                    SELECT p, arraySlice(arraySort((row, negated, candidate) -> (negated, candidate),
+                                                   groupArray(tuple(-score, c, reason_kind, reason_chain_id, subject_pid, subject_collection,
+                                                                    social_score, counterparty_score, nft_score, fof_score)),
+                                                   groupArray(-score), groupArray(c)), 1, ${params.topK}) AS ranked
+                    FROM (${combinedSql(snapshotId, callers, params)})
                     GROUP BY p
                 )
                 ARRAY JOIN ranked AS r, arrayEnumerate(ranked) AS rank
@@ -89,20 +88,20 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
                    ${part(2, w.counterparty)} >= greatest(${part(3, w.nft)}, ${part(4, w.fof)}), ${SIGNAL.counterparty},
                    ${part(3, w.nft)} >= ${part(4, w.fof)}, ${SIGNAL.nft},
                    ${SIGNAL.fof}) AS reason_kind,
-           multiIf(reason_kind = ${SIGNAL.counterparty}, counterparty_chain, reason_kind = ${SIGNAL.nft}, nft_chain, 0) AS reason_chain_id,
-           if(reason_kind = ${SIGNAL.fof}, fof_subject, 0) AS subject_pid,
-           if(reason_kind = ${SIGNAL.nft}, nft_collection, 0) AS subject_collection
+           toUInt32(multiIf(reason_kind = ${SIGNAL.counterparty}, counterparty_chain,
+                            reason_kind = ${SIGNAL.nft}, bitAnd(nft_key, ${LOW_HALF}), 0)) AS reason_chain_id,
+           toUInt32(if(reason_kind = ${SIGNAL.fof}, bitAnd(fof_key, ${LOW_HALF}), 0)) AS subject_pid,
+           toUInt32(if(reason_kind = ${SIGNAL.nft}, bitShiftRight(nft_key, 32), 0)) AS subject_collection
     FROM
     (
         SELECT p, c,
                maxIf(part, signal = ${SIGNAL.social}) AS social_score,
                sumIf(part, signal = ${SIGNAL.counterparty}) AS counterparty_score,
-               maxIf(chain, signal = ${SIGNAL.counterparty}) AS counterparty_chain,
+               maxIf(key, signal = ${SIGNAL.counterparty}) AS counterparty_chain,
                sumIf(part, signal = ${SIGNAL.nft}) AS nft_score,
-               minIf(subject, signal = ${SIGNAL.nft}) AS nft_collection,
-               argMinIf(chain, subject, signal = ${SIGNAL.nft}) AS nft_chain,
+               minIf(key, signal = ${SIGNAL.nft}) AS nft_key,
                sumIf(part, signal = ${SIGNAL.fof}) AS paths,
-               argMinIf(subject, order_key, signal = ${SIGNAL.fof}) AS fof_subject,
+               minIf(key, signal = ${SIGNAL.fof}) AS fof_key,
                -- A follower of the caller counts only as a friend of friends (see friendsOfFriendsSql).
                if(paths > 0, paths + maxIf(part, signal = ${FOLLOWS_YOU}), 0) AS fof_score,
                round(social_score * ${w.social} + counterparty_score * ${w.counterparty}
@@ -115,14 +114,12 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
             UNION ALL
             ${nftSql(snapshotId, callers)}
             UNION ALL
-            ${friendsOfFriendsSql(snapshotId, callers)}
+            ${friendsOfFriendsSql(snapshotId, callers, params, SIGNAL.fof)}
             UNION ALL
             ${followsYouSql(callers, params.followsYouBonus)}
         )
         GROUP BY p, c
-        -- Pairs as one UInt64: a set of tuples is several times slower to probe on ClickHouse 18.16.
-        HAVING score > 0 AND c != p
-           AND bitShiftLeft(toUInt64(p), 32) + c NOT IN (SELECT bitShiftLeft(toUInt64(p), 32) + f FROM (${callers.followees}))
+        HAVING score > 0 AND c != p AND ${pairKey('p', 'c')} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))
     )`;
 }
 
@@ -131,16 +128,16 @@ const FOLLOWS_YOU = 5;
 const SCORE_COLUMN: Record<number, string> = { 1: 'social_score', 2: 'counterparty_score', 3: 'nft_score', 4: 'fof_score' };
 
 /*
- * Evidence rows, all with the same columns: (p, c, signal, part, chain, subject, order_key).
- * `subject` is the collection (nft) or the followed user (fof) a reason names; the smallest
- * order_key among a pair's rows of that signal wins.
+ * Evidence rows, all with the same columns: (p, c, signal, part, key). The key says what a
+ * reason shows: the chain (counterparty), collection << 32 | its chain (nft: the rarest
+ * shared collection is the smallest key), the followed user's degree << 32 | its dense id
+ * (fof: who follows fewest, then the lowest id, is the smallest key).
  */
 
 /** Signal 1: the caller follows the candidate's handle on the social network. */
 function socialSql(snapshotId: number, callers: CallerFacts): SqlFragment {
   return sql`
-    SELECT p, c, toUInt8(${SIGNAL.social}) AS signal, toFloat64(1) AS part,
-           toUInt32(0) AS chain, toUInt32(0) AS subject, toUInt64(0) AS order_key
+    SELECT p, c, toUInt8(${SIGNAL.social}) AS signal, toFloat64(1) AS part, toUInt64(0) AS key
     FROM (SELECT p, followee AS social_username FROM (${callers.socialFollows}))
     ALL INNER JOIN
     (
@@ -157,9 +154,8 @@ function socialSql(snapshotId: number, callers: CallerFacts): SqlFragment {
 function counterpartySql(snapshotId: number, callers: CallerFacts): SqlFragment {
   return sql`
     SELECT p, c, toUInt8(${SIGNAL.counterparty}) AS signal, log(1 + sum(chain_weight)) AS part,
-           arrayReduce('min', arrayFilter((x, cw) -> cw = arrayReduce('max', groupArray(chain_weight)),
-                                          groupArray(chain_id), groupArray(chain_weight))) AS chain,
-           toUInt32(0) AS subject, toUInt64(0) AS order_key
+           toUInt64(arrayReduce('min', arrayFilter((x, cw) -> cw = arrayReduce('max', groupArray(chain_weight)),
+                                                   groupArray(chain_id), groupArray(chain_weight)))) AS key
     FROM
     (
         SELECT p, c, chain_id, sum(weight) AS chain_weight
@@ -172,34 +168,20 @@ function counterpartySql(snapshotId: number, callers: CallerFacts): SqlFragment 
 
 /**
  * Signal 3: both hold a collection; rare collections count more. The reason names the
- * rarest one they share (collection ids are rarity ranks).
+ * rarest one they share (collection ids are rarity ranks). Each collection recommends only
+ * its first holders (mat_collection_candidates): a large one pairs each holder with a
+ * bounded few, not with every other holder.
  */
 function nftSql(snapshotId: number, callers: CallerFacts): SqlFragment {
   return sql`
-    SELECT p, c, toUInt8(${SIGNAL.nft}) AS signal, weight AS part, chain, collection AS subject, toUInt64(collection) AS order_key
+    SELECT p, c, toUInt8(${SIGNAL.nft}) AS signal, weight AS part, bitShiftLeft(toUInt64(collection), 32) + chain AS key
     FROM
     (
         SELECT p, collection, weight, chain_id AS chain
         FROM (SELECT p, collection FROM (${callers.holdings}))
         ALL INNER JOIN (SELECT collection, weight, chain_id FROM mat_collections WHERE snapshot_id = ${snapshotId}) USING collection
     )
-    ALL INNER JOIN (SELECT collection, pid AS c FROM mat_collection_holders WHERE snapshot_id = ${snapshotId}) USING collection`;
-}
-
-/**
- * Signal 4: people the caller follows follow the candidate, one row per such person, who
- * counts by their src_weight (less for those who follow very many). The reason names the one
- * who counts most: who follows fewest, the lowest profile_id (dense id) among equals.
- */
-function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts): SqlFragment {
-  return sql`
-    SELECT p, c, toUInt8(${SIGNAL.fof}) AS signal, w AS part, toUInt32(0) AS chain, f AS subject,
-           bitShiftLeft(toUInt64(degree), 32) + f AS order_key
-    FROM (SELECT p, f FROM (${callers.followees}))
-    ALL INNER JOIN
-    (
-        SELECT src AS f, dst AS c, src_weight AS w, src_degree AS degree FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}
-    ) USING f`;
+    ALL INNER JOIN (SELECT collection, pid AS c FROM mat_collection_candidates WHERE snapshot_id = ${snapshotId}) USING collection`;
 }
 
 /**
@@ -210,7 +192,6 @@ function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts): SqlFragm
  */
 function followsYouSql(callers: CallerFacts, bonus: number): SqlFragment {
   return sql`
-    SELECT p, c, toUInt8(${FOLLOWS_YOU}) AS signal, toFloat64(${bonus}) AS part,
-           toUInt32(0) AS chain, toUInt32(0) AS subject, toUInt64(0) AS order_key
+    SELECT p, c, toUInt8(${FOLLOWS_YOU}) AS signal, toFloat64(${bonus}) AS part, toUInt64(0) AS key
     FROM (${callers.followers})`;
 }

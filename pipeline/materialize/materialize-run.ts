@@ -83,25 +83,27 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
 
 /**
  * Enough buckets that none holds more than REC_PROFILES_PER_BUCKET profiles, nor more than
- * REC_PAIRS_PER_BUCKET candidate pairs: friend-of-friend paths and co-holder pairs grow with
- * the square of degrees, so a dense graph needs more buckets than its profile count says.
+ * REC_PAIRS_PER_BUCKET evidence rows: each profile's first REC_FOF_VIA_FOLLOWEES followees
+ * times what a followee passes on on average (at most REC_FOF_PER_FOLLOWEE), one row per
+ * follower (the follows-you bonus), and each holder of a collection paired with at most
+ * REC_NFT_CANDIDATES_PER_COLLECTION others.
  */
 async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, config: Config): Promise<number> {
+  const of = sql`WHERE snapshot_id = ${snapshotId}`;
   const [row] = await ch.query(
     sql`SELECT
-          (SELECT sum(degree) FROM
-              (SELECT dst AS f FROM mat_follow_edges WHERE snapshot_id = ${snapshotId})
-              ALL INNER JOIN
-              (SELECT src AS f, any(src_degree) AS degree FROM mat_follow_edges WHERE snapshot_id = ${snapshotId} GROUP BY src)
-              USING f) AS paths,
-          (SELECT sum(holders * holders) FROM mat_collections WHERE snapshot_id = ${snapshotId}) AS pairs`,
-    z.object({ paths: z.coerce.number(), pairs: z.coerce.number() }),
+          (SELECT sum(least(followees, ${config.REC_FOF_VIA_FOLLOWEES}))
+           FROM (SELECT src, any(src_degree) AS followees FROM mat_fof_edges ${of} GROUP BY src))
+          * (SELECT countIf(dst_rank <= ${config.REC_FOF_PER_FOLLOWEE}) / greatest(uniqExact(src), 1) FROM mat_fof_edges ${of}) AS paths,
+          (SELECT count() FROM mat_follow_edges ${of}) AS followers,
+          (SELECT sum(holders * least(holders, ${config.REC_NFT_CANDIDATES_PER_COLLECTION})) FROM mat_collections ${of}) AS pairs`,
+    z.object({ paths: z.coerce.number(), followers: z.coerce.number(), pairs: z.coerce.number() }),
   );
-  const estimatedPairs = (row?.paths ?? 0) + (row?.pairs ?? 0);
+  const estimatedRows = (row?.paths ?? 0) + (row?.followers ?? 0) + (row?.pairs ?? 0);
   return Math.max(
     1,
     Math.ceil(profiles / config.REC_PROFILES_PER_BUCKET),
-    Math.ceil(estimatedPairs / config.REC_PAIRS_PER_BUCKET),
+    Math.ceil(estimatedRows / config.REC_PAIRS_PER_BUCKET),
   );
 }
 

@@ -18,6 +18,10 @@ export interface ScoringParams {
   nftSpamContracts: string[];
   /** Added to a friend-of-friend candidate's score when the candidate already follows the caller. */
   followsYouBonus: number;
+  /** Bounds of the friend-of-friend expansion (bounded-lists.ts). */
+  fof: { viaFollowees: number; perFollowee: number; perFollower: number };
+  /** Holders each collection recommends. */
+  nftCandidatesPerCollection: number;
 }
 
 export function scoringParams(config: Config): ScoringParams {
@@ -36,6 +40,12 @@ export function scoringParams(config: Config): ScoringParams {
     nftMaxHolders: config.REC_NFT_MAX_HOLDERS,
     nftSpamContracts: config.REC_NFT_SPAM_CONTRACTS,
     followsYouBonus: config.REC_FOLLOWS_YOU_BONUS,
+    fof: {
+      viaFollowees: config.REC_FOF_VIA_FOLLOWEES,
+      perFollowee: config.REC_FOF_PER_FOLLOWEE,
+      perFollower: config.REC_FOF_PER_FOLLOWER,
+    },
+    nftCandidatesPerCollection: config.REC_NFT_CANDIDATES_PER_COLLECTION,
   };
 }
 

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { collectionCandidatesSql, fofEdgesSql, intermediaryWeightSql } from './bounded-lists.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 import type { ScoringParams } from './scoring.ts';
 import {
@@ -33,6 +34,8 @@ export const WORKING_TABLES = [
   'mat_holdings',
   'mat_collections',
   'mat_collection_holders',
+  'mat_fof_edges',
+  'mat_collection_candidates',
 ] as const;
 
 export interface WorkingSetSummary {
@@ -70,6 +73,8 @@ export async function buildWorkingSet(
     mat_collection_holders: sql`
       INSERT INTO mat_collection_holders (snapshot_id, collection, pid)
       SELECT ${snapshotId}, collection, p FROM (${eligibleHoldingsSql(snapshotId, sql`SELECT pid AS p, chain_id, contract FROM mat_holdings WHERE snapshot_id = ${snapshotId}`)})`,
+    mat_fof_edges: fofEdgesSql(snapshotId, params),
+    mat_collection_candidates: collectionCandidatesSql(snapshotId, params),
   };
   for (const table of WORKING_TABLES) {
     onStep(table);
@@ -103,7 +108,7 @@ function addressesSql(snapshotId: number): SqlFragment {
 function followEdgesSql(snapshotId: number): SqlFragment {
   return sql`
     INSERT INTO mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight)
-    SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, 1 / log(e() + src_degree) AS src_weight
+    SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, ${intermediaryWeightSql(sql`src_degree`)} AS src_weight
     FROM
     (
         SELECT p, groupArray(f) AS followees

@@ -43,6 +43,12 @@ describe('parseConfig defaults', () => {
     ]);
   });
 
+  it('bounds the friend-of-friend and co-holder expansion (docs/materialization.md)', () => {
+    const config = parseConfig({});
+    expect([config.REC_FOF_VIA_FOLLOWEES, config.REC_FOF_PER_FOLLOWEE, config.REC_FOF_PER_FOLLOWER]).toEqual([20, 20, 20]);
+    expect(config.REC_NFT_CANDIDATES_PER_COLLECTION).toBe(100);
+  });
+
   it('reads numbers from their text', () => {
     const config = parseConfig({ API_PORT: '9000', INGEST_CHUNK_ROWS: '500', INGEST_LOCK_MS: '1000' });
     expect(config.API_PORT).toBe(9000);
@@ -97,6 +103,10 @@ describe('parseConfig errors', () => {
     ['INGEST_LOCK_MS', '999'],
     ['QUEUE_PREFIX', 'has space'],
     ['SOCIAL_NETWORK_NAME', ''],
+    ['REC_FOF_VIA_FOLLOWEES', '0'],
+    ['REC_FOF_PER_FOLLOWEE', '2.5'],
+    ['REC_FOF_PER_FOLLOWER', '-1'],
+    ['REC_NFT_CANDIDATES_PER_COLLECTION', '0'],
   ])('answers one line naming %s when it is %j', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error.name).toBe('ConfigError');

@@ -1,0 +1,102 @@
+/**
+ * The capped lists that bound how far a profile's candidates fan out, written once per run
+ * into the working set so that every bucket joins a small table instead of the whole graph.
+ *
+ * Counting every friend-of-friend path costs Σ in-degree × out-degree, which power-law hubs
+ * make huge; counting every co-holder pair of a collection costs holders². Instead:
+ *
+ * - each followee passes on at most REC_FOF_PER_FOLLOWEE of the profiles it follows, the most
+ *   followed ones (a followee's followees that many others follow are the likeliest next
+ *   follows: measured on soc-Epinions against keeping the rarest, random ones, or mutual ones);
+ * - a candidate who follows the caller is also reached through at most REC_FOF_PER_FOLLOWER of
+ *   its own followers, the most followed ones: the callers most likely follow those;
+ * - each collection recommends at most REC_NFT_CANDIDATES_PER_COLLECTION of its holders, the
+ *   most followed ones.
+ *
+ * "Most followed" ties go to the lower dense id, so every list is deterministic. Ranks come
+ * from sorting each list as an array of UInt64 keys (no window functions on ClickHouse 18.16):
+ * (2^32 - 1 - followers) in the high half sorts the most followed first, the dense id in
+ * the low half breaks ties and is read back with a mask.
+ */
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import type { ScoringParams } from './scoring.ts';
+
+/** Masks the low 32 bits of a UInt64 key (where a dense id sits). */
+export const LOW_HALF = 4_294_967_295;
+
+/** What a followee weighs as the middle of a friend-of-friend path, by how many it follows. */
+export function intermediaryWeightSql(degree: SqlFragment): SqlFragment {
+  return sql`1 / log(e() + ${degree})`;
+}
+
+/** (<key>, followers): how many follow each profile that anyone follows, keyed by the column name a join uses. */
+function followerCountsSql(snapshotId: number, key: string): SqlFragment {
+  return sql`SELECT dst AS ${identifier(key)}, toUInt32(count()) AS followers FROM mat_follow_edges WHERE snapshot_id = ${snapshotId} GROUP BY dst`;
+}
+
+/** A UInt64 that sorts the most followed first, then the lower dense id. */
+function mostFollowedFirstKey(followers: string, pid: string): SqlFragment {
+  return sql`bitShiftLeft(toUInt64(${LOW_HALF} - ${identifier(followers)}), 32) + ${identifier(pid)}`;
+}
+
+/** mat_fof_edges: every follow edge within REC_FOF_PER_FOLLOWEE of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */
+export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  const { perFollowee, perFollower } = params.fof;
+  return sql`
+    INSERT INTO mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
+    SELECT ${snapshotId}, src, dst, src_degree, ${intermediaryWeightSql(sql`src_degree`)}, dst_rank, src_rank
+    FROM
+    (
+        -- Each follower's place among the followers of dst (payload: dst_rank, src_degree).
+        SELECT dst, bitAnd(key, ${LOW_HALF}) AS src, bitShiftRight(payload, 32) AS dst_rank,
+               bitAnd(payload, ${LOW_HALF}) AS src_degree, src_rank
+        FROM
+        (
+            SELECT dst, arraySort(groupArray(${mostFollowedFirstKey('src_followers', 'src')})) AS keys,
+                   arraySort((x, k) -> k, groupArray(bitShiftLeft(toUInt64(dst_rank), 32) + src_degree),
+                             groupArray(${mostFollowedFirstKey('src_followers', 'src')})) AS payloads
+            FROM (${followeeRanksSql(snapshotId)})
+            GROUP BY dst
+        )
+        ARRAY JOIN keys AS key, payloads AS payload, arrayEnumerate(keys) AS src_rank
+    )
+    WHERE dst_rank <= ${perFollowee} OR src_rank <= ${perFollower}`;
+}
+
+/** Every follow edge (src, dst, dst_rank, src_degree, src_followers): dst's place among src's followees. */
+function followeeRanksSql(snapshotId: number): SqlFragment {
+  return sql`
+    SELECT src, bitAnd(key, ${LOW_HALF}) AS dst, dst_rank, followees AS src_degree, src_followers
+    FROM
+    (
+        SELECT src, any(src_degree) AS followees, arraySort(groupArray(${mostFollowedFirstKey('dst_followers', 'dst')})) AS keys
+        FROM
+        (
+            SELECT src, dst, src_degree, followers AS dst_followers
+            FROM (SELECT src, dst, src_degree FROM mat_follow_edges WHERE snapshot_id = ${snapshotId})
+            ALL LEFT JOIN (${followerCountsSql(snapshotId, 'dst')}) USING dst
+        )
+        GROUP BY src
+    )
+    ARRAY JOIN keys AS key, arrayEnumerate(keys) AS dst_rank
+    ALL LEFT JOIN (SELECT src, followers AS src_followers FROM (${followerCountsSql(snapshotId, 'src')})) USING src`;
+}
+
+/** mat_collection_candidates: each eligible collection's first REC_NFT_CANDIDATES_PER_COLLECTION holders. */
+export function collectionCandidatesSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  return sql`
+    INSERT INTO mat_collection_candidates (snapshot_id, collection, pid, holder_rank)
+    SELECT ${snapshotId}, collection, bitAnd(key, ${LOW_HALF}), holder_rank
+    FROM
+    (
+        SELECT collection, arraySlice(arraySort(groupArray(${mostFollowedFirstKey('followers', 'pid')})), 1, ${params.nftCandidatesPerCollection}) AS keys
+        FROM
+        (
+            SELECT collection, pid, followers
+            FROM (SELECT collection, pid FROM mat_collection_holders WHERE snapshot_id = ${snapshotId})
+            ALL LEFT JOIN (${followerCountsSql(snapshotId, 'pid')}) USING pid
+        )
+        GROUP BY collection
+    )
+    ARRAY JOIN keys AS key, arrayEnumerate(keys) AS holder_rank`;
+}

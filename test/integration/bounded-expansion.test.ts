@@ -1,0 +1,77 @@
+/**
+ * The bounds of the candidate expansion: which followees a profile's friends of friends
+ * come through, which candidates each of them passes on, the paths back from a candidate
+ * who follows the profile, and the holders a collection recommends. Worked out by hand in
+ * test/fixtures/bounded-world.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { parseConfig } from '../../shared/config.ts';
+import * as world from '../fixtures/bounded-world.ts';
+import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { useTestEnvironment } from '../support/test-environment.ts';
+
+const env = useTestEnvironment(world.BOUNDED_WORLD_SETTINGS);
+
+const row = z.object({ candidate_id: z.string(), score: z.coerce.number(), reason_subject: z.string() });
+
+async function snapshot(settings: Record<string, string> = {}): Promise<number> {
+  const view = await materializeNow(env, parseConfig({ ...env.env, ...settings }));
+  if (view.state !== 'done') throw new Error(`run ended ${view.state}: ${view.error}`);
+  return view.result!.snapshotId;
+}
+
+async function listOf(snapshotId: number, name: string) {
+  const rows = await env.ch.query(
+    sql`SELECT candidate_id, score, reason_subject FROM recommendations
+        WHERE snapshot_id = ${snapshotId} AND profile_id = ${world.id(name)} ORDER BY rank`,
+    row,
+  );
+  return rows.map((r) => ({ ...r, candidate: r.candidate_id.replace(/^b_/, ''), subject: r.reason_subject.replace(/^b_/, '') }));
+}
+
+function expectList(actual: Awaited<ReturnType<typeof listOf>>, expected: { candidate: string; score: number; subject: string }[]) {
+  expect(actual.map((r) => r.candidate)).toEqual(expected.map((e) => e.candidate));
+  actual.forEach((r, i) => {
+    expect(r.score, r.candidate).toBeCloseTo(expected[i]!.score, 9);
+    expect(r.subject, r.candidate).toBe(expected[i]!.subject);
+  });
+}
+
+describe('bounded candidate expansion', () => {
+  let bounded: number;
+
+  it('reaches friends of friends through my first followees only, each passing on its most followed', async () => {
+    await ingestRecords(env, world.records);
+    bounded = await snapshot();
+    expectList(await listOf(bounded, 'me'), world.expectedForMe);
+  });
+
+  it('counts every path once the bounds are lifted', async () => {
+    expectList(await listOf(await snapshot(world.UNBOUNDED_SETTINGS), 'me'), world.unboundedForMe);
+  });
+
+  it('counts a path found both forward and back once', async () => {
+    // zed's two followers are both checked now; the one through cat is also a forward path.
+    const both = await snapshot({ REC_FOF_PER_FOLLOWER: '2' });
+    expectList(await listOf(both, 'me'), world.expectedForMe);
+  });
+
+  it('has a collection recommend only its most followed holders', async () => {
+    const club = (candidate: string) => ({ candidate, score: world.CLUB_WEIGHT, subject: 'Rare Club' });
+    expectList(await listOf(bounded, 'n1'), [club('n2'), club('n3')]);
+    expectList(await listOf(bounded, 'n2'), [club('n3')]);
+    expectList(await listOf(bounded, 'n3'), [club('n2')]);
+  });
+
+  it('writes the same lists again on the same data', async () => {
+    const all = (snapshotId: number) =>
+      env.ch.query(
+        sql`SELECT profile_id, rank, candidate_id, score, reason_subject FROM recommendations
+            WHERE snapshot_id = ${snapshotId} ORDER BY profile_id, rank`,
+        z.object({ profile_id: z.string(), rank: z.coerce.number(), candidate_id: z.string(), score: z.coerce.number(), reason_subject: z.string() }),
+      );
+    expect(await all(await snapshot())).toEqual(await all(bounded));
+  });
+});
