@@ -20,6 +20,7 @@ import { runBackfill, splitRange } from '../pipeline/chain/backfill-run.ts';
 import { chainSource } from '../pipeline/chain/chain-source.ts';
 import { fetchRange } from '../pipeline/chain/fetch-range.ts';
 import { mapBounded } from '../pipeline/chain/pool.ts';
+import { Rng } from '../pipeline/generate/random.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { devChain } from '../test/support/contracts.ts';
 import { startHardhatNode } from '../test/support/hardhat-node.ts';
@@ -29,9 +30,9 @@ const BLOCKS = Math.max(Number(process.env.BENCH_BLOCKS ?? 10_000), 1);
 const BLOCKS_PER_JOB = Number(process.env.BENCH_BLOCKS_PER_JOB ?? 100);
 /** Range jobs at once (CHAIN_WORKER_CONCURRENCY); the baseline reads as many ranges at once. */
 const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '2';
-let seed = Number(process.env.BENCH_SEED ?? 7);
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+const rng = new Rng(Number(process.env.BENCH_SEED ?? 7), 0, 0, 0);
+const random = () => rng.float();
+const pick = <T>(items: readonly T[]) => rng.pick(items);
 
 const log = (line: string) => console.error(line);
 

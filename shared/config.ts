@@ -234,16 +234,6 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
-/** One chain source (CHAINS). */
-export interface ChainSettings {
-  id: number;
-  /** Display name; when not given in CHAINS, the chain's CHAIN_NAMES entry (see chainSources in pipeline/chain). */
-  name: string | undefined;
-  rpcUrls: string[];
-  confirmations: number;
-  blocksPerJob: number;
-}
-
 const chainSettingsSchema = z
   .object({
     id: z.number().int().min(1).max(4_294_967_295),
@@ -253,6 +243,9 @@ const chainSettingsSchema = z
     blocksPerJob: z.number().int().min(1).max(10_000).default(100),
   })
   .strict();
+
+/** One chain source (CHAINS). Without a `name`, the chain's CHAIN_NAMES entry names it (see chainSources in pipeline/chain). */
+export type ChainSettings = z.infer<typeof chainSettingsSchema>;
 
 function parseChains(value: string, ctx: z.RefinementCtx): ChainSettings[] {
   if (value.trim() === '') return [];
@@ -271,7 +264,7 @@ function parseChains(value: string, ctx: z.RefinementCtx): ChainSettings[] {
   }
   const ids = parsed.data.map((c) => c.id);
   if (new Set(ids).size !== ids.length) ctx.addIssue({ code: 'custom', message: 'a chain id appears twice' });
-  return parsed.data.map((c) => ({ ...c, name: c.name }));
+  return parsed.data;
 }
 
 function parseChainNames(value: string, ctx: z.RefinementCtx): Map<number, string> {

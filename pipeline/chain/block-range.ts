@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { sbtMintRow } from '../../shared/records/sbts.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { verifyChainId, type ChainSource } from './chain-source.ts';
@@ -93,7 +94,7 @@ export async function ingestRange(deps: RangeDeps, source: ChainSource, from: nu
     (async () => {
       const mints = await deps.caches.sbt.resolve(source.client, chainId, await findSbtMints(source.client, events), concurrency);
       await ch.insert('sbt_mint_sources', mints.map((m) => sbtSourceRow(chainId, m, now)));
-      return ch.insert('sbt_mints', mints.map((m) => sbtMintRow(chainId, m, timeOf(m.blockNumber), now)));
+      return ch.insert('sbt_mints', mints.map((m) => ({ ...sbtMintRow({ ...m, chainId, mintedAt: timeOf(m.blockNumber) }), ingested_at: now })));
     })(),
   ]);
 
@@ -175,21 +176,6 @@ function sbtSourceRow(chainId: number, m: ResolvedSbtMint, now: number) {
     token_uri: m.tokenUri,
     metadata_status: m.metadataStatus,
     metadata_reason: m.metadataReason,
-    ingested_at: now,
-  };
-}
-
-function sbtMintRow(chainId: number, m: ResolvedSbtMint, time: number, now: number) {
-  return {
-    chain_id: chainId,
-    contract: m.contract,
-    token_id: m.tokenId,
-    owner: m.owner,
-    sbt_name: m.sbtName,
-    rdf_data: m.rdfData,
-    image_url: m.imageUrl,
-    metadata_url: m.metadataUrl,
-    minted_at: time,
     ingested_at: now,
   };
 }

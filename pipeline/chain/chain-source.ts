@@ -3,7 +3,7 @@
  * worker and the CLI do to a chain goes through one of these.
  */
 import { createPublicClient, type PublicClient } from 'viem';
-import { chainName, type Config } from '../../shared/config.ts';
+import { chainName, type ChainSettings, type Config } from '../../shared/config.ts';
 import { rpcTransport } from './rpc-transport.ts';
 
 export interface ChainSource {
@@ -15,13 +15,17 @@ export interface ChainSource {
 }
 
 export function chainSources(config: Config): ChainSource[] {
-  return config.CHAINS.map((c) => ({
+  return config.CHAINS.map((c) => sourceOf(config, c));
+}
+
+function sourceOf(config: Config, c: ChainSettings): ChainSource {
+  return {
     id: c.id,
     name: c.name ?? chainName(config, c.id),
     confirmations: c.confirmations,
     blocksPerJob: c.blocksPerJob,
     client: createPublicClient({ transport: rpcTransport(c.rpcUrls, { timeoutMs: config.CHAIN_RPC_TIMEOUT_MS }) }),
-  }));
+  };
 }
 
 const verified = new WeakSet<ChainSource>();
@@ -46,10 +50,10 @@ export class UnknownChainError extends Error {
 }
 
 export function chainSource(config: Config, chainId: number): ChainSource {
-  const source = chainSources(config).find((s) => s.id === chainId);
-  if (!source) {
+  const settings = config.CHAINS.find((c) => c.id === chainId);
+  if (!settings) {
     const known = config.CHAINS.map((c) => c.id).join(', ') || 'none';
     throw new UnknownChainError(`chain ${chainId} is not configured in CHAINS (configured: ${known})`);
   }
-  return source;
+  return sourceOf(config, settings);
 }

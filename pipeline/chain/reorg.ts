@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { identifier, inList, sql, SqlFragment, type SqlFragment as Fragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { PublicClient } from 'viem';
 import { fetchBlock } from './fetch-range.ts';
 
@@ -25,7 +25,7 @@ const tokenKey = z.object({ contract: z.string(), token_id: z.string() });
 
 /** Deletes every row of `chainId` within the span from the chain-derived tables, and waits until the deletes are done. */
 export async function deleteBlockSpan(ch: ClickHouse, chainId: number, span: BlockSpan): Promise<void> {
-  const within = (column: string): Fragment =>
+  const within = (column: string): SqlFragment =>
     span.to === undefined
       ? sql`${identifier(column)} >= ${span.from}`
       : sql`${identifier(column)} BETWEEN ${span.from} AND ${span.to}`;
@@ -39,7 +39,7 @@ export async function deleteBlockSpan(ch: ClickHouse, chainId: number, span: Blo
     (table) => sql`ALTER TABLE ${identifier(table)} DELETE WHERE chain_id = ${chainId} AND ${within('block_number')}`,
   );
   for (let i = 0; i < tokens.length; i += 500) {
-    const keys = inList(tokens.slice(i, i + 500).map((t) => new SqlFragment(`(${sql`${t.contract}, ${t.token_id}`.text})`)));
+    const keys = inList(tokens.slice(i, i + 500).map((t) => inList([t.contract, t.token_id])));
     for (const table of ['sbt_mints', 'sbt_mints_by_owner']) {
       mutations.push(sql`ALTER TABLE ${identifier(table)} DELETE WHERE chain_id = ${chainId} AND (contract, token_id) IN ${keys}`);
     }

@@ -51,13 +51,10 @@ export type RowValidator = (raw: string | string[], line: number, rejects: Rejec
 
 /** Checks one raw row of the job: returns its table row, or pushes its reject and returns undefined. */
 export function rowValidator(job: IngestJob): RowValidator {
-  const { schema, fastPath, fastLine } = recordKinds[job.kind] as RecordKind;
+  const { schema, fastPath } = recordKinds[job.kind] as RecordKind;
   const map = job.format === 'ethereum-etl' ? ethereumEtlMapper(job.kind) : undefined;
   const header = 'header' in job ? job.header : [];
   return (raw, line, rejects) => {
-    // A canonical line in the exact shape JSON.stringify writes needs no JSON.parse at all.
-    const fastRow = typeof raw === 'string' && !map ? fastLine?.(raw) : undefined;
-    if (fastRow) return fastRow;
     const decoded = typeof raw === 'string' ? decodeJsonLine(raw) : decodeCsvRow(raw, header);
     if (!decoded.ok) {
       rejects.push({ line, reason: decoded.reason, raw: rawText(raw) });

@@ -12,7 +12,7 @@ import {
   txHash,
 } from './fields.ts';
 import { defineKind } from './record-kind.ts';
-import { transactionFastPath, transactionLineFastPath } from './transaction-fast-path.ts';
+import { transactionFastPath } from './transaction-fast-path.ts';
 import { TRANSACTION_TSV_COLUMNS, writeTransactionTsv } from './transaction-tsv-line.ts';
 
 export const transactionRecord = z
@@ -82,7 +82,6 @@ export const transactionsKind = defineKind({
   description: 'Native-currency transactions (value in wei, as a decimal string).',
   schema: transactionRecord,
   fastPath: transactionFastPath,
-  fastLine: transactionLineFastPath,
   tsvLine: { columns: TRANSACTION_TSV_COLUMNS, write: writeTransactionTsv },
   example: {
     chainId: 1,

@@ -20,14 +20,10 @@ export interface RecordKind<Schema extends RecordSchema = RecordSchema> {
    */
   readonly fastPath?: FastPath;
   /**
-   * Optional, the same for a whole canonical JSON line as JSON.stringify writes it, matched
-   * without JSON.parse: the row `schema` would make of the parsed line, or undefined.
-   */
-  readonly fastLine?: FastLine;
-  /**
-   * Optional, the same once more for the INSERT: writes a canonical line's TabSeparated row
-   * (`columns`, ingested_at last) straight from the chunk's bytes into the INSERT's body, or
-   * declines. Must write exactly what `tabSeparated` writes for the row `fastLine` makes.
+   * Optional, the same for a whole canonical JSON line and its INSERT: writes the line's
+   * TabSeparated row (`columns`, ingested_at last) straight from the chunk's bytes into the
+   * INSERT's body, or declines (and the line goes through JSON.parse, `fastPath`, `schema`).
+   * Must write exactly what `tabSeparated` writes for the row `schema` makes of the line.
    */
   readonly tsvLine?: TsvLine;
 }
@@ -39,7 +35,6 @@ export interface TsvLine {
 }
 
 export type FastPath = (record: Record<string, unknown>) => Record<string, unknown> | undefined;
-export type FastLine = (line: string) => Record<string, unknown> | undefined;
 
 export type RecordSchema = z.ZodPipe<z.ZodObject, z.ZodType>;
 

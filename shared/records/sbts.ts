@@ -8,6 +8,34 @@ export const sbtCategory = z
   .trim()
   .regex(/^[A-Za-z][A-Za-z0-9 &/-]{0,31}$/, 'must be a short label such as GameFi, DeFi or DAO');
 
+/** An SBT mint's fields, whichever way it arrived (a file through sbtMintRecord, or the chain). */
+export interface SbtMintFields {
+  chainId: number;
+  contract: string;
+  tokenId: string;
+  owner: string;
+  sbtName: string;
+  rdfData: string;
+  imageUrl: string;
+  metadataUrl: string;
+  mintedAt: number;
+}
+
+/** Its sbt_mints row: the one place that names the table's columns for a mint. */
+export function sbtMintRow(m: SbtMintFields) {
+  return {
+    chain_id: m.chainId,
+    contract: m.contract,
+    token_id: m.tokenId,
+    owner: m.owner,
+    sbt_name: m.sbtName,
+    rdf_data: m.rdfData,
+    image_url: m.imageUrl,
+    metadata_url: m.metadataUrl,
+    minted_at: m.mintedAt,
+  };
+}
+
 export const sbtMintRecord = z
   .strictObject({
     chainId,
@@ -20,17 +48,7 @@ export const sbtMintRecord = z
     metadataUrl: optionalUrl,
     mintedAt: timestamp,
   })
-  .transform((m) => ({
-    chain_id: m.chainId,
-    contract: m.contract,
-    token_id: m.tokenId,
-    owner: m.owner,
-    sbt_name: m.sbtName,
-    rdf_data: m.rdfData,
-    image_url: m.imageUrl,
-    metadata_url: m.metadataUrl,
-    minted_at: m.mintedAt,
-  }));
+  .transform(sbtMintRow);
 
 export const sbtIssuerRecord = z
   .strictObject({

@@ -1,13 +1,14 @@
 /**
- * A canonical transactions line, read from the chunk's bytes and written straight into the
- * INSERT's body as its TabSeparated row: the line fast path (transaction-fast-path.ts)
- * without its strings and row object, which with the generic encoder cost the workers
- * about twice as much as this one pass over the bytes.
+ * A canonical transactions line (as JSON.stringify writes it), read from the chunk's bytes
+ * and written straight into the INSERT's body as its TabSeparated row: no string, match or
+ * row object per line, which with the generic encoder cost the workers about twice as much
+ * as this one pass over the bytes.
  *
- * It takes exactly the lines CANONICAL_LINE takes (same grammar, same range checks) and
- * writes what `tabSeparated` writes for the row transactionRecord makes of them, with
- * `ingested_at` last; test/unit/transaction-tsv-line.test.ts holds it to both. Anything
- * else is declined and goes the usual way (JSON.parse, checks, schema, reject reasons).
+ * It takes exactly the lines of the grammar in test/support/canonical-transaction-line.ts
+ * (same range checks) and writes what `tabSeparated` writes for the row transactionRecord
+ * makes of them, with `ingested_at` last; test/unit/transaction-fast-path.test.ts holds it
+ * to both. Anything else is declined and goes the usual way (JSON.parse, checks, schema,
+ * reject reasons).
  */
 import type { InsertBody } from '../clickhouse/insert-body.ts';
 

@@ -14,6 +14,7 @@ import { startWorkers } from '../../pipeline/workers.ts';
 import { runSoulgraph, waitFor } from '../support/child-process.ts';
 import { logicalRows, silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
+import { numberedTransaction } from '../fixtures/transactions.ts';
 
 const env = useTestEnvironment({ INGEST_JOB_ATTEMPTS: '1' });
 const QUEUE = ingestQueueName('transactions');
@@ -21,15 +22,7 @@ let queue: Queue;
 let redis: Redis;
 let texts: ChunkTexts;
 
-const tx = (n: number) => ({
-  chainId: 1,
-  hash: `0x${n.toString(16).padStart(64, 'c')}`,
-  blockNumber: n,
-  blockTime: 1_700_000_000 + n,
-  from: `0x${'1'.repeat(40)}`,
-  to: `0x${'2'.repeat(40)}`,
-  value: String(n),
-});
+const tx = (n: number) => numberedTransaction(n, 'c');
 
 /** Keys of stored chunk texts in this file's queue. */
 const storedTexts = () => redis.keys(`${env.config.QUEUE_PREFIX}:${QUEUE}:chunk-text:*`);

@@ -12,22 +12,14 @@ import { runSoulgraph, waitFor } from '../support/child-process.ts';
 import { logicalRows, silentLogger } from '../support/pipeline-harness.ts';
 import { sampleValue } from '../support/prometheus-text.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
+import { numberedTransaction } from '../fixtures/transactions.ts';
 
 const env = useTestEnvironment({ INGEST_JOB_ATTEMPTS: '5' });
 const QUEUE = ingestQueueName('transactions');
 let queue: Queue;
 let workers: RunningWorkers;
 
-const transaction = (n: number) =>
-  JSON.stringify({
-    chainId: 1,
-    hash: `0x${n.toString(16).padStart(64, 'a')}`,
-    blockNumber: n,
-    blockTime: 1_700_000_000 + n,
-    from: `0x${'1'.repeat(40)}`,
-    to: `0x${'2'.repeat(40)}`,
-    value: String(n),
-  });
+const transaction = (n: number) => JSON.stringify(numberedTransaction(n, 'a'));
 const chunk = (rows: string[]): IngestJobPayload => ({ kind: 'transactions', source: 'failed-jobs.test', format: 'canonical', text: rows.join('\n'), firstLine: 1 });
 
 async function settled(job: Job): Promise<Job> {

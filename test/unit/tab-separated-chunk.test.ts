@@ -9,7 +9,7 @@ import type { JsonLinesText } from '../../shared/queues.ts';
 import { transactionsKind } from '../../shared/records/chain-activity.ts';
 import { tabSeparatedChunk } from '../../pipeline/ingest/tab-separated-chunk.ts';
 import { validateChunk, type Reject } from '../../pipeline/ingest/validate-chunk.ts';
-import { MAINNET_TRANSACTION } from '../fixtures/mainnet-transaction.ts';
+import { MAINNET_TRANSACTION } from '../fixtures/transactions.ts';
 
 const NOW = 1_763_856_000;
 const DATE_TIMES = new Set(['block_time', 'ingested_at']);

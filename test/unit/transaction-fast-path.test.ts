@@ -9,9 +9,11 @@ import { describe, it, expect } from 'vitest';
 import { transactionRecord } from '../../shared/records/chain-activity.ts';
 import { InsertBody } from '../../shared/clickhouse/insert-body.ts';
 import { tabSeparated } from '../../shared/clickhouse/tab-separated.ts';
-import { transactionFastPath, transactionLineFastPath } from '../../shared/records/transaction-fast-path.ts';
+import { transactionFastPath } from '../../shared/records/transaction-fast-path.ts';
 import { TRANSACTION_TSV_COLUMNS, writeTransactionTsv } from '../../shared/records/transaction-tsv-line.ts';
-import { MAINNET_TRANSACTION } from '../fixtures/mainnet-transaction.ts';
+import { MAINNET_TRANSACTION } from '../fixtures/transactions.ts';
+import { transactionLineFastPath } from '../support/canonical-transaction-line.ts';
+import { Rng } from '../../pipeline/generate/random.ts';
 
 const VALID = MAINNET_TRANSACTION;
 
@@ -79,9 +81,9 @@ describe('transactionFastPath', () => {
   });
 
   it('agrees with the schema on 20,000 random mixes of field values', () => {
-    let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-    const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)]!;
+    const rng = new Rng(42, 0, 0, 0);
+    const random = () => rng.float();
+    const pick = <T>(values: T[]): T => rng.pick(values);
     const taken = { fast: 0, schema: 0 };
     for (let i = 0; i < 20_000; i++) {
       // Mostly valid fields, so that both paths are exercised.
@@ -232,14 +234,14 @@ describe('writeTransactionTsv', () => {
 
 /**
  * `count` deterministic one-character edits of the lines, in turn: a character replaced,
- * removed or inserted at a random place, drawn from `alphabet` (a fixed LCG from `seed`).
+ * removed or inserted at a random place, drawn from `alphabet` (the generator's seeded Rng).
  */
 function* oneCharacterEdits(lines: string[], alphabet: string, seed: number, count: number): Generator<string> {
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const rng = new Rng(seed, 0, 0, 0);
   for (let i = 0; i < count; i++) {
     const line = lines[i % lines.length]!;
-    const at = Math.floor(random() * line.length);
-    const c = alphabet[Math.floor(random() * alphabet.length)]!;
+    const at = rng.below(line.length);
+    const c = alphabet[rng.below(alphabet.length)]!;
     yield [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)][i % 3]!;
   }
 }

@@ -3,7 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { ethereumEtlKinds, ethereumEtlMapper } from '../../pipeline/ingest/ethereum-etl.ts';
 import { validateChunk } from '../../pipeline/ingest/validate-chunk.ts';
 import { ingestJobSchema, type IngestJob } from '../../shared/queues.ts';
-import { MAINNET_TRANSACTION } from '../fixtures/mainnet-transaction.ts';
+import { MAINNET_TRANSACTION } from '../fixtures/transactions.ts';
 
 const RAPHTORY_TRANSACTIONS = '/work/shared/data/raphtory-eth/transactions_03300000_03399999_small.csv';
 const ETL_TOKEN_TRANSFERS =
