@@ -9,9 +9,11 @@
  * BENCH_CONNECTIONS connections (autocannon, no pipelining); then bare, recommend and tag
  * again at half of their own measured peak, evenly spaced (bench/paced-load.ts, open loop,
  * at most BENCH_CONNECTIONS in flight, after the same warm-up), for their latency under a
- * load they can carry. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's peak run.
+ * load they can carry. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's peak run,
+ * and <file>.bare that of the baseline's, to compare where each spends its time.
  *
  *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000
+ *   BENCH_ENDPOINTS=bare,recommend,sbt,healthz,tag (which to load; bare and recommend always)
  *
  * The load generator (autocannon, in a worker thread of its own) and the servers (the API
  * and the baseline on this process's main thread, ClickHouse, Redis) share the machine's
@@ -25,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import express from 'express';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { startApi } from '../api/server.ts';
@@ -44,6 +47,7 @@ import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
 import { createServingWriter } from '../pipeline/serving/serving-writer.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
+import { formatCpu, startCpuMeter } from './cpu-meter.ts';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
 import { benchNetworkKey, measureOneAtATime, prepareTagRequests, prewarmTags, TAG_DOMAINS, tagVerdict } from './tag-bench.ts';
 
@@ -57,6 +61,8 @@ const RECOMMENDATIONS_PER_PROFILE = 50;
 const PAGE = 20;
 const SNAPSHOT_ID = 1;
 const KINDS: KindName[] = ['profiles', 'follows', 'sbt-mints'];
+/** Which endpoints to load besides bare and recommend, for quicker rounds while profiling. */
+const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'bare,recommend,sbt,healthz,tag').split(',').map((e) => e.trim()));
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 20;
 
@@ -169,6 +175,13 @@ try {
   ];
   const tagTarget = targets.at(-1)!;
   const [bareTarget, recommendTarget] = targets as [Target, Target, ...Target[]];
+  const optional: [string, Target][] = [
+    ['sbt', targets[2]!],
+    ['healthz', targets[3]!],
+    ['tag', tagTarget],
+  ];
+  for (const [name, target] of optional) if (!ENDPOINTS.has(name)) targets.splice(targets.indexOf(target), 1);
+  const loadTags = targets.includes(tagTarget);
 
   // A real recommend page, served verbatim by the baseline: the same bytes to encode and send.
   const page = await call(recommendTarget, 0);
@@ -185,7 +198,10 @@ try {
   }
 
   // --- the load --------------------------------------------------------------------------
-  await prewarmTags(apiUrl, tagRequests.warm);
+  // Reads Redis's own CPU counters between runs (INFO cpu), never during one.
+  const cpuRedis = new Redis(stack.redisUrl, { lazyConnect: false });
+  shutdown.add('cpu meter redis client', async () => void (await cpuRedis.quit()));
+  if (loadTags) await prewarmTags(apiUrl, tagRequests.warm);
   log('');
   log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
   log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
@@ -194,15 +210,19 @@ try {
   let broken = 0;
   for (const target of targets) {
     await load(target, WARMUP);
-    const profiling = target === recommendTarget ? await startCpuProfile() : undefined;
+    const profiled = { [recommendTarget.name]: '', [bareTarget.name]: '.bare' }[target.name];
+    const profiling = profiled === undefined ? undefined : await startCpuProfile(profiled, target.name);
+    const meter = await startCpuMeter(cpuRedis);
     target.peak = await load(target, DURATION);
+    const cpu = await meter.stop(target.peak.requests.total);
     await profiling?.stop();
     broken += await reportFailures(target, target.peak);
     log(`[${elapsed()}] ${target.name}: ${Math.round(target.peak.requests.average)} req/s, p50 ${target.peak.latency.p50} ms, p99 ${target.peak.latency.p99} ms`);
+    log(`         ${formatCpu(cpu)}`);
   }
-  const coldTags = await measureOneAtATime(apiUrl, tagRequests.cold, 40);
-  const warmTags = await measureOneAtATime(apiUrl, tagRequests.warm, 1_000);
-  for (const target of [bareTarget, recommendTarget, tagTarget]) {
+  const coldTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.cold, 40) : undefined;
+  const warmTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.warm, 1_000) : undefined;
+  for (const target of targets.filter((t) => t === bareTarget || t === recommendTarget || t === tagTarget)) {
     const rate = Math.max(1, Math.floor(target.peak!.requests.average / 2));
     // Warmed up like the peak run: after a minute without traffic, the callers' verified
     // tokens have left the API's memo, and the first second would measure 1,000 ES256
@@ -236,7 +256,7 @@ try {
   const p99 = recommendTarget.half!.latency.p99;
   log(`recommend req/s / bare req/s          ${ratio.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`);
   log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}`);
-  for (const line of tagVerdict(warmTags, coldTags)) log(line);
+  if (warmTags && coldTags) for (const line of tagVerdict(warmTags, coldTags)) log(line);
   log('(at half peak: requests evenly spaced at that rate, each latency measured from when the request was due)');
   if (broken > 0) {
     log('');
@@ -249,11 +269,12 @@ try {
 
 /**
  * BENCH_CPU_PROFILE=<file>: the main thread's CPU profile (the API's and the baseline's
- * thread) during recommend's peak run, for Chrome DevTools or speedscope.
+ * thread) during a peak run, for Chrome DevTools or speedscope; `suffix` tells the runs apart.
  */
-async function startCpuProfile(): Promise<{ stop(): Promise<void> } | undefined> {
-  const file = process.env.BENCH_CPU_PROFILE;
-  if (!file) return undefined;
+async function startCpuProfile(suffix: string, name: string): Promise<{ stop(): Promise<void> } | undefined> {
+  const base = process.env.BENCH_CPU_PROFILE;
+  if (!base) return undefined;
+  const file = `${base}${suffix}`;
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -263,7 +284,7 @@ async function startCpuProfile(): Promise<{ stop(): Promise<void> } | undefined>
       const { profile } = await session.post('Profiler.stop');
       await writeFile(file, JSON.stringify(profile));
       session.disconnect();
-      log(`CPU profile of recommend's peak run: ${file}`);
+      log(`CPU profile of the peak run of ${name}: ${file}`);
     },
   };
 }
