@@ -24,6 +24,8 @@ export function bearerToken(header: string | undefined, name = 'Authorization'):
  * ~0.2 ms of CPU, more than the rest of a served recommend page. The key is the whole token,
  * signature included, so an altered token is never a hit; a minute bounds how long a token
  * signed by a key taken out of API_SIGNING_KEYS keeps working in a running process.
+ * Concurrent requests carrying the same new token (an app opening several views at sign-in)
+ * share one verification rather than each starting its own.
  */
 const VERIFIED_TOKEN_SECONDS = 60;
 const VERIFIED_TOKENS_KEPT = 50_000;
@@ -31,13 +33,10 @@ const VERIFIED_TOKENS_KEPT = 50_000;
 export function requireUnifiedToken(keys: SigningKeys, config: Config, now: () => number = Date.now): RequestHandler {
   // Entries expire with the token or after a minute, whichever comes first.
   const verified = new ExpiringMemo<Caller>(VERIFIED_TOKENS_KEPT, now);
-  return async (req, res, next) => {
-    const token = bearerToken(req.get('Authorization'));
-    const known = verified.get(token);
-    if (known) {
-      res.locals.caller = known;
-      return next();
-    }
+  // At most one entry per request in flight: each leaves when its verification settles.
+  const verifying = new Map<string, Promise<Caller>>();
+
+  async function verify(token: string): Promise<Caller> {
     let subject;
     try {
       subject = await verifyUnifiedToken(keys, config, token, new Date(now()));
@@ -46,7 +45,22 @@ export function requireUnifiedToken(keys: SigningKeys, config: Config, now: () =
     }
     const caller: Caller = { profileId: subject.profileId, address: subject.address };
     verified.set(token, caller, Math.min(subject.expiresAt * 1000, now() + VERIFIED_TOKEN_SECONDS * 1000));
-    res.locals.caller = caller;
+    return caller;
+  }
+
+  return async (req, res, next) => {
+    const token = bearerToken(req.get('Authorization'));
+    const known = verified.get(token);
+    if (known) {
+      res.locals.caller = known;
+      return next();
+    }
+    let pending = verifying.get(token);
+    if (!pending) {
+      pending = verify(token).finally(() => verifying.delete(token));
+      verifying.set(token, pending);
+    }
+    res.locals.caller = await pending;
     next();
   };
 }

@@ -62,3 +62,37 @@ describe('the unified-token check', () => {
     expect(await check(handler, `${token.slice(0, -2)}${last}${token.at(-1)}`)).toEqual({ code: '10101' });
   });
 });
+
+describe('concurrent requests with the same new token', () => {
+  /** The signing keys, counting how many verifications asked for a key. */
+  function countingKeys(): { keys: SigningKeys; lookups: () => number } {
+    let lookups = 0;
+    const counted = Object.create(keys) as SigningKeys;
+    counted.keyFor = (kid) => {
+      lookups++;
+      return keys.keyFor(kid);
+    };
+    return { keys: counted, lookups: () => lookups };
+  }
+
+  it('verify it once, and each gets the caller', async () => {
+    const { keys: counted, lookups } = countingKeys();
+    const handler = requireUnifiedToken(counted, config, () => ISSUED);
+    const token = await issueUnifiedToken(keys, config, subject, new Date(ISSUED));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => check(handler, token)));
+    expect(answers).toEqual(Array.from({ length: 8 }, () => ({ caller: subject })));
+    expect(lookups()).toBe(1);
+  });
+
+  it('each get the refusal of a bad token, and a later request verifies it again', async () => {
+    const { keys: counted, lookups } = countingKeys();
+    const handler = requireUnifiedToken(counted, config, () => ISSUED);
+    const token = await issueUnifiedToken(keys, config, subject, new Date(ISSUED));
+    const tampered = `${token.slice(0, -2)}${token.at(-2) === 'A' ? 'B' : 'A'}${token.at(-1)}`;
+    const answers = await Promise.all(Array.from({ length: 4 }, () => check(handler, tampered)));
+    expect(answers).toEqual(Array.from({ length: 4 }, () => ({ code: '10101' })));
+    expect(lookups()).toBe(1);
+    expect(await check(handler, tampered)).toEqual({ code: '10101' });
+    expect(lookups()).toBe(2);
+  });
+});
