@@ -2,7 +2,7 @@
  * The HTTP API: routes, the ApiKey and token checks in front of them, and the envelope
  * around every answer. Dependencies come in; nothing here connects on import.
  */
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import swaggerUi from 'swagger-ui-express';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
@@ -18,6 +18,7 @@ import { cors } from './middleware/cors.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireUnifiedToken } from './middleware/unified-auth.ts';
+import { ENDPOINTS, type Guards } from './endpoints.ts';
 import { openApiDocument } from './openapi.ts';
 import type { OnDemandLists } from './on-demand-lists.ts';
 import type { PipelineProducer } from './pipeline-producer.ts';
@@ -56,16 +57,6 @@ export interface ApiDeps {
   readiness: Readiness;
 }
 
-/** Each API endpoint with the name its rate limit is counted under. */
-const ENDPOINTS = [
-  ['get', '/api/v1/recommend', 'recommend'],
-  ['post', '/api/v1/auth', 'auth'],
-  ['get', '/api/v1/auth/nonce', 'auth-nonce'],
-  ['post', '/api/v1/auth/address-token', 'auth-address-token'],
-  ['get', '/api/v1/sbt/list', 'sbt-list'],
-  ['get', '/api/v1/tag', 'tag'],
-] as const;
-
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -74,6 +65,13 @@ export function createApp(deps: ApiDeps): Express {
   app.use(accessLog(deps.logger, createRequestMetrics(deps.metrics, methodsByPath().keys())));
   recordEnvelopeCodes(app);
   app.use(cors);
+
+  // The API's endpoints first: the hot paths meet no other route on their way.
+  const before = guards(deps);
+  app.use(recommendRoute(deps, before));
+  app.use(sbtListRoute(deps, before));
+  app.use(tagRoute(deps, before));
+  app.use(authRoutes(deps, before));
 
   app.use(healthRoutes(deps));
   app.get('/metrics', metricsHandler(deps.metrics, deps.config.METRICS_TOKEN));
@@ -86,20 +84,23 @@ export function createApp(deps: ApiDeps): Express {
     res.set('Cache-Control', 'public, max-age=300').json(deps.keys.publicJwks());
   });
 
-  for (const [method, path, name] of ENDPOINTS) {
-    const guards: RequestHandler[] = [requireApiKey(deps.apiKeys, deps.rateLimiter, name)];
-    if (name === 'recommend') guards.push(requireUnifiedToken(deps.keys, deps.config));
-    app[method](path, ...guards);
-  }
-  app.use(express.json({ limit: '16kb', type: () => true }));
-  app.use(recommendRoute(deps));
-  app.use(authRoutes(deps));
-  app.use(sbtListRoute(deps));
-  app.use(tagRoute(deps));
-
   app.use(notFound(methodsByPath()));
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+function guards(deps: ApiDeps): Guards {
+  const jsonBody = express.json({ limit: '16kb', type: () => true });
+  const unifiedToken = requireUnifiedToken(deps.keys, deps.config);
+  return (name) => {
+    const method = ENDPOINTS.find(([, , endpoint]) => endpoint === name)![0];
+    return [
+      // recommend reads its page while its count is on the way (api/admission.ts).
+      requireApiKey(deps.apiKeys, deps.rateLimiter, name, { readsAhead: name === 'recommend' }),
+      ...(name === 'recommend' ? [unifiedToken] : []),
+      ...(method === 'post' ? [jsonBody] : []),
+    ];
+  };
 }
 
 /** Paths served without an ApiKey, all GET. */

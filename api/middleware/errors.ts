@@ -6,6 +6,7 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../shared/logger.ts';
+import { admissionError } from '../admission.ts';
 import { ApiError } from '../envelope.ts';
 
 export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
@@ -17,7 +18,9 @@ export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, _req, res, _next) => {
+  return async (thrown: unknown, _req, res, _next) => {
+    // A request refused by its rate limit answers 10110, whatever else went wrong.
+    const error = await admissionError(res, thrown);
     const apiError = asApiError(error);
     if (apiError.errorName === 'internalError' || apiError.errorName === 'serviceUnavailable') {
       logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');

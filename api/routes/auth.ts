@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
+import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../shared/api-keys.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
@@ -53,15 +54,15 @@ export interface AuthDeps {
   signatureClient?: SignatureVerifierClient | undefined;
 }
 
-export function authRoutes(deps: AuthDeps): Router {
+export function authRoutes(deps: AuthDeps, before: Guards): Router {
   const router = Router();
 
-  router.get('/api/v1/auth/nonce', async (req, res) => {
+  router.get('/api/v1/auth/nonce', ...before('auth-nonce'), async (req, res) => {
     parseQuery(z.object({}), req.query);
     res.json(success({ nonce: await deps.nonces.issue(), expiresIn: deps.config.SIWE_NONCE_TTL_SECONDS }));
   });
 
-  router.post('/api/v1/auth/address-token', async (req, res) => {
+  router.post('/api/v1/auth/address-token', ...before('auth-address-token'), async (req, res) => {
     const body = parseWith(addressTokenBody, req.body ?? {});
     const apiKey = res.locals.apiKey as ApiKeyRecord;
     const login = await verifySiweLogin({
@@ -78,7 +79,7 @@ export function authRoutes(deps: AuthDeps): Router {
     res.json(success({ token, expiresIn: deps.config.ADDRESS_TOKEN_TTL_SECONDS }));
   });
 
-  router.post('/api/v1/auth', async (req, res) => {
+  router.post('/api/v1/auth', ...before('auth'), async (req, res) => {
     const body = parseWith(authBody, req.body ?? {});
     const { address } = await deps.addressTokens.verify(bearerToken(req.get('I-Authorization'), 'I-Authorization')).catch((error: unknown) => {
       throw tokenApiError(error);

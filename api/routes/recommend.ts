@@ -1,5 +1,6 @@
 /** GET /api/v1/recommend: one page of the caller's recommendations. */
 import { Router } from 'express';
+import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import { chainName, type Config } from '../../shared/config.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
@@ -13,6 +14,7 @@ import {
   recommendationsAfter,
   type RecommendationRow,
 } from '../recommendations.ts';
+import { admitted } from '../admission.ts';
 import { parseQuery } from '../request-validation.ts';
 import type { Caller } from '../middleware/unified-auth.ts';
 import type { OnDemandLists } from '../on-demand-lists.ts';
@@ -63,12 +65,15 @@ export interface RecommendDeps {
   onDemand: OnDemandLists;
 }
 
-export function recommendRoute(deps: RecommendDeps): Router {
+export function recommendRoute(deps: RecommendDeps, before: Guards): Router {
   const newestSnapshot = cachedNewestSnapshot(deps.ch, deps.config.SNAPSHOT_CACHE_SECONDS * 1000);
-  return Router().get('/api/v1/recommend', async (req, res) => {
+  return Router().get('/api/v1/recommend', ...before('recommend'), async (req, res) => {
     const query = parseQuery(recommendQuery, req.query);
     const caller = res.locals.caller as Caller;
-    const page = await recommendationPage(deps, newestSnapshot, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor);
+    const admission = admitted(res);
+    const page = await recommendationPage(deps, newestSnapshot, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor, admission);
+    // Also when no page read was needed (no snapshot yet): never answer before the count.
+    await admission;
     res.json(success(page));
   });
 }
@@ -88,6 +93,7 @@ async function recommendationPage(
   profileId: string,
   limit: number,
   cursor: string | undefined,
+  admission: Promise<void>,
 ) {
   const position = cursor ? deps.cursors.decode(cursor, profileId) : undefined;
   const newest = await newestSnapshot();
@@ -97,7 +103,7 @@ async function recommendationPage(
   if (position && snapshotId !== newest && !(await isReadySnapshot(deps.ch, snapshotId))) throw new ApiError('cursorExpired');
 
   const afterRank = position?.afterRank ?? 0;
-  const { rows, more, profiles, following } = await pageRows(deps, snapshotId, profileId, afterRank, limit);
+  const { rows, more, profiles, following } = await pageRows(deps, snapshotId, profileId, afterRank, limit, admission);
   const last = rows.at(-1);
   return {
     cursor: more && last ? deps.cursors.encode({ snapshotId, profileId, afterRank: last.rank }) : '',
@@ -114,10 +120,19 @@ async function recommendationPage(
 /**
  * The serving copy in Redis answers the first SERVING_DEPTH ranks; deeper pages come from
  * ClickHouse. A caller without a list (newer than the snapshot) gets one computed on demand.
+ * The first read goes out with the request's rate-limit count (api/admission.ts), and
+ * nothing further happens until the request is admitted.
  */
-async function pageRows(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
+async function pageRows(
+  deps: RecommendDeps,
+  snapshotId: number,
+  profileId: string,
+  afterRank: number,
+  limit: number,
+  admission: Promise<void>,
+): Promise<PageRows> {
   // One entry more than asked tells whether another page exists.
-  let page = await deps.served.page(snapshotId, profileId, afterRank, limit + 1);
+  let [page] = await Promise.all([deps.served.page(snapshotId, profileId, afterRank, limit + 1), admission]);
   if (!page) {
     const ready = await deps.onDemand.request(snapshotId, profileId);
     page = ready ? await deps.served.page(snapshotId, profileId, afterRank, limit + 1) : undefined;

@@ -1,5 +1,6 @@
 /** GET /api/v1/sbt/list: the SBTs a user holds, by address, social handle or game-platform id. */
 import { Router } from 'express';
+import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { address, identifier, socialHandle } from '../../shared/records/fields.ts';
@@ -35,8 +36,8 @@ export function oneIdentifier(query: z.output<typeof userIdentifierQuery>): User
   return { kind: 'game', value: parseWith(identifier, query.gamePlatformId, 'gamePlatformId') };
 }
 
-export function sbtListRoute(deps: { ch: ClickHouse }): Router {
-  return Router().get('/api/v1/sbt/list', async (req, res) => {
+export function sbtListRoute(deps: { ch: ClickHouse }, before: Guards): Router {
+  return Router().get('/api/v1/sbt/list', ...before('sbt-list'), async (req, res) => {
     const user = oneIdentifier(parseQuery(userIdentifierQuery, req.query));
     res.json(success(await sbtsOf(deps.ch, user)));
   });

@@ -8,6 +8,7 @@
  * cache or computed off the event loop.
  */
 import { Router } from 'express';
+import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../shared/api-keys.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
@@ -61,7 +62,7 @@ interface ProfileOfUser {
 
 const LOOKUP_ENTRIES = 50_000;
 
-export function tagRoute(deps: TagRouteDeps): Router {
+export function tagRoute(deps: TagRouteDeps, before: Guards): Router {
   const newestSnapshot = cachedNewestSnapshot(deps.ch, deps.config.SNAPSHOT_CACHE_SECONDS * 1000);
   const lookups = new ExpiringMemo<ProfileOfUser | null>(LOOKUP_ENTRIES);
   const lookupMs = deps.config.TAG_LOOKUP_CACHE_SECONDS * 1000;
@@ -75,7 +76,7 @@ export function tagRoute(deps: TagRouteDeps): Router {
     return profile;
   }
 
-  return Router().get('/api/v1/tag', async (req, res) => {
+  return Router().get('/api/v1/tag', ...before('tag'), async (req, res) => {
     const query = parseQuery(tagQuery, req.query);
     const user = oneIdentifier(query);
     const apiKey = res.locals.apiKey as ApiKeyRecord;

@@ -209,6 +209,25 @@ describe('ApiKey', () => {
     // Another endpoint of the same key has its own count (one used above while waiting).
     expect((await api.call('/api/v1/sbt/list?socialUsername=nobody_here', { apiKey: key })).status).toBe(404);
   });
+
+  it('counts recommend requests with a bad token too, and refuses past the limit with 10110 whatever the token', async () => {
+    const { key } = await api.createApiKey(['--name', 'small-recommend', '--domain', DOMAIN, '--rate-limit', '3']);
+    await waitFor(async () => (await api.call('/api/v1/auth/nonce', { apiKey: key })).status === 200, 5_000, 'the new key');
+    const recommend = (token: string) => api.call('/api/v1/recommend?limit=2', { apiKey: key, headers: { Authorization: `Bearer ${token}` } });
+
+    const good = await recommend(unifiedToken);
+    expect([good.status, good.body.code, good.headers.get('ratelimit-remaining')]).toEqual([200, '0', '2']);
+    const bad = await recommend('not.a.token');
+    expect([bad.status, bad.body.code, bad.headers.get('ratelimit-remaining')]).toEqual([401, '10101', '1']);
+    expect((await recommend(unifiedToken)).headers.get('ratelimit-remaining')).toBe('0');
+
+    for (const token of [unifiedToken, 'not.a.token']) {
+      const refused = await recommend(token);
+      expect([refused.status, refused.body.code, refused.body.data]).toEqual([429, '10110', null]);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    }
+  });
 });
 
 describe('tokens', () => {

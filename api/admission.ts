@@ -1,0 +1,55 @@
+/**
+ * A request's rate-limit decision, when its route reads ahead of it.
+ *
+ * Counting a request is a Redis round trip, and so is a recommend page. Sent one after the
+ * other they cost two round trips; sent in the same tick, the Redis client's auto-pipelining
+ * carries both in one write and Redis answers both in one reply. So the ApiKey check of such
+ * a route only starts the count (`deferAdmission`), and the route awaits `admitted` together
+ * with its first read, before it acts on what it read.
+ *
+ * The answer is the same as with the count awaited first: a refused request gets 429 and its
+ * RateLimit-* headers whatever else went wrong, because the error handler awaits the
+ * decision too before it answers (`admissionError`), and a request is counted whether or
+ * not its token turns out to be valid.
+ */
+import type { Response } from 'express';
+import { ApiError } from './envelope.ts';
+import { rateLimitHeaders, type RateLimitDecision } from './rate-limit.ts';
+
+const ADMISSION = Symbol('admission');
+
+type WithAdmission = Response & { [ADMISSION]?: Promise<void> };
+
+/** Sets the RateLimit-* headers once decided; rejects with 10110 when refused. */
+export function admit(res: Response, decision: Promise<RateLimitDecision>): Promise<void> {
+  return decision.then((d) => {
+    const headers = rateLimitHeaders(d);
+    res.set(headers);
+    if (!d.allowed) throw new ApiError('rateLimited', undefined, headers);
+  });
+}
+
+/** Keeps the pending decision on the response for the route and the error handler to await. */
+export function deferAdmission(res: Response, admission: Promise<void>): void {
+  // Awaited later (or never, if the response fails first): not an unhandled rejection.
+  admission.catch(() => {});
+  (res as WithAdmission)[ADMISSION] = admission;
+}
+
+/** Resolves once the request is admitted; rejects with 10110 when it is refused. */
+export function admitted(res: Response): Promise<void> {
+  return (res as WithAdmission)[ADMISSION] ?? Promise.resolve();
+}
+
+/**
+ * The error the response must carry: a refusal outranks whatever else failed, as it did when
+ * the count came first; any other failure of the count itself is reported as it is.
+ */
+export async function admissionError(res: Response, error: unknown): Promise<unknown> {
+  try {
+    await admitted(res);
+    return error;
+  } catch (refusal) {
+    return refusal;
+  }
+}
