@@ -16,10 +16,6 @@ import type { Response } from 'express';
 import { ApiError } from './envelope.ts';
 import { rateLimitHeaders, type RateLimitDecision } from './rate-limit.ts';
 
-const ADMISSION = Symbol('admission');
-
-type WithAdmission = Response & { [ADMISSION]?: Promise<void> };
-
 /** Sets the RateLimit-* headers once decided; rejects with 10110 when refused. */
 export function admit(res: Response, decision: Promise<RateLimitDecision>): Promise<void> {
   return decision.then((d) => {
@@ -33,12 +29,12 @@ export function admit(res: Response, decision: Promise<RateLimitDecision>): Prom
 export function deferAdmission(res: Response, admission: Promise<void>): void {
   // Awaited later (or never, if the response fails first): not an unhandled rejection.
   admission.catch(() => {});
-  (res as WithAdmission)[ADMISSION] = admission;
+  res.locals.admission = admission;
 }
 
 /** Resolves once the request is admitted; rejects with 10110 when it is refused. */
 export function admitted(res: Response): Promise<void> {
-  return (res as WithAdmission)[ADMISSION] ?? Promise.resolve();
+  return (res.locals.admission as Promise<void> | undefined) ?? Promise.resolve();
 }
 
 /**

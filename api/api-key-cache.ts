@@ -11,6 +11,12 @@
  * - If a read fails, the previous copy keeps serving until it is 2 x ttlSeconds old;
  *   after that lookups throw (the caller answers 503) rather than trust stale keys forever.
  *
+ * - A key found once is remembered by the copy it was found in (at most one entry per
+ *   active key: unknown keys are never remembered), so a caller's next requests skip the
+ *   sha256 (~20 µs); the memory goes with the copy, so revocation is unchanged. That Map
+ *   compares the presented key only with an entry of the same string hash, and V8 seeds
+ *   string hashes per process, so its timing cannot be steered into comparing prefixes.
+ *
  * Keys are found by their hash. The Map lookup is not constant-time, but what it could
  * leak through timing is how much of a hash matched, and a hash prefix brings an attacker
  * no closer to a key: finding a key with a given sha256 means guessing 192 random bits.
@@ -33,6 +39,8 @@ export interface ApiKeyCacheOptions {
 
 interface KeySnapshot {
   byHash: ReadonlyMap<string, ApiKeyRecord>;
+  /** Keys as presented, once found in this copy. */
+  found: Map<string, ApiKeyRecord>;
   /** When the read started: a key revoked during the read counts as read at the start. */
   readAt: number;
 }
@@ -76,16 +84,21 @@ export function createApiKeyCache(ch: Pick<ClickHouse, 'query'>, options: ApiKey
       const parsed = parseApiKey(key);
       // A malformed key never costs a read: garbage in the header cannot load ClickHouse.
       if (!parsed) return undefined;
+      const current = await usableSnapshot();
+      const seen = current.found.get(key);
+      if (seen) return seen;
       const hash = hashApiKey(key);
-      const record = (await usableSnapshot()).byHash.get(hash);
-      return record && record.keyId === parsed.keyId && sameHash(record.keyHash, hash) ? record : undefined;
+      const record = current.byHash.get(hash);
+      if (!record || record.keyId !== parsed.keyId || !sameHash(record.keyHash, hash)) return undefined;
+      current.found.set(key, record);
+      return record;
     },
   };
 }
 
 async function readSnapshot(ch: Pick<ClickHouse, 'query'>, readAt: number): Promise<KeySnapshot> {
   const records = await readActiveApiKeys(ch);
-  return { byHash: new Map(records.map((r) => [r.keyHash, r])), readAt };
+  return { byHash: new Map(records.map((r) => [r.keyHash, r])), found: new Map(), readAt };
 }
 
 function sameHash(a: string, b: string): boolean {

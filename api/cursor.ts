@@ -5,7 +5,7 @@
  *
  *   <base64url(JSON payload)>.<base64url(HMAC of the first part)>
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../shared/config.ts';
 import { ApiError } from './envelope.ts';
@@ -29,7 +29,9 @@ export interface CursorCodec {
 }
 
 export function createCursorCodec(secret: Buffer): CursorCodec {
-  const sign = (body: string) => createHmac('sha256', secret).update(body).digest();
+  // Imported once: a raw Buffer would be imported again on every page.
+  const key = createSecretKey(secret);
+  const sign = (body: string) => createHmac('sha256', key).update(body).digest();
   return {
     encode({ snapshotId, profileId, afterRank }) {
       const body = Buffer.from(JSON.stringify({ v: 1, s: snapshotId, p: profileId, r: afterRank })).toString('base64url');

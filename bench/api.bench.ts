@@ -205,6 +205,7 @@ try {
   log('');
   log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
   log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
+  log(`heap of this process before the load: ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB used`);
   log(`         (both on this process's main thread, one at a time under load), ClickHouse and Redis: numbers are relative`);
   log('');
   let broken = 0;
