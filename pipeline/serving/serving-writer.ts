@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import type { Config } from '../../shared/config.ts';
 import { redisConnection } from '../../shared/redis.ts';
-import { followState, servingKeys, type ServedList, type ServingKeys } from '../../shared/serving.ts';
+import { followState, servingKeys, type ServingKeys } from '../../shared/serving.ts';
 import { hsetIfNewer } from './hset-if-newer.ts';
 import { mirrorSyncStateStore, type MirrorSyncStateStore } from './mirror-sync-state.ts';
 
@@ -36,12 +36,19 @@ export interface PackedFollows {
   packed: string;
 }
 
+/** A recommendation list ready to store: `json` is a ServedList (shared/serving.ts) serialized as JSON.stringify would. */
+export interface StoredList {
+  snapshotId: number;
+  profileId: string;
+  json: string;
+}
+
 export interface ServingWriter {
   readonly keys: ServingKeys;
   profiles(rows: readonly ProfileSummaryRow[]): Promise<void>;
   follows(rows: readonly FollowRow[]): Promise<void>;
   packedFollows(groups: readonly PackedFollows[]): Promise<void>;
-  lists(lists: readonly { snapshotId: number; profileId: string; list: ServedList }[]): Promise<void>;
+  lists(lists: readonly StoredList[]): Promise<void>;
   /** The nightly re-sync's progress (mirror-sync-state.ts). */
   readonly mirrorSync: MirrorSyncStateStore;
   close(): Promise<void>;
@@ -78,7 +85,7 @@ export function createServingWriter(config: Config): ServingWriter {
     async lists(lists) {
       for (let i = 0; i < lists.length; i += LISTS_PER_TRIP) {
         const pipeline = redis.pipeline();
-        for (const l of lists.slice(i, i + LISTS_PER_TRIP)) pipeline.set(keys.list(l.snapshotId, l.profileId), JSON.stringify(l.list), 'EX', ttl);
+        for (const l of lists.slice(i, i + LISTS_PER_TRIP)) pipeline.set(keys.list(l.snapshotId, l.profileId), l.json, 'EX', ttl);
         const results = await pipeline.exec();
         const failed = results?.find(([error]) => error);
         if (failed) throw failed[0];
