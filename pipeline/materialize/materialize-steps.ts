@@ -59,13 +59,15 @@ function mirrorSyncOptions(config: Config) {
 async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, { step: 'bucket' }>): Promise<BucketResult> {
   const { clickhouse: ch, config } = deps;
   const { snapshotId, bucket, buckets } = step;
+  const started = performance.now();
   const result = await computeBucket(ch, snapshotId, bucket, buckets, scoringParams(config), materializeQuerySettings(config));
+  const computed = performance.now();
   const members = await ch.query(
     sql`SELECT profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`,
     z.object({ profile_id: z.string() }),
   );
   await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, members.map((m) => m.profile_id));
-  return result;
+  return { ...result, computeSeconds: (computed - started) / 1000, publishSeconds: (performance.now() - computed) / 1000 };
 }
 
 async function completeSnapshot(deps: StepDeps, job: Job, step: Extract<MaterializeStepJob, { step: 'complete' }>): Promise<RunResult> {
