@@ -187,6 +187,13 @@ export const configSchema = z.object({
   SERVING_DEPTH: z.coerce.number().int().min(1).max(1_000).default(100),
   /** Lifetime of a list in Redis; an expired one is re-read from ClickHouse on demand. */
   SERVING_LIST_TTL_SECONDS: z.coerce.number().int().min(60).default(3 * 24 * 3600),
+  /**
+   * The nightly re-sync of the profile and follow mirrors copies only rows ingested since the
+   * last complete re-sync, less this margin (slow chunk jobs, clock skew between workers).
+   */
+  SERVING_MIRROR_SYNC_MARGIN_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** Every this many days the re-sync copies every row anyway (0: every run). A flushed Redis always gets a full one. */
+  SERVING_MIRROR_FULL_SYNC_DAYS: z.coerce.number().min(0).default(7),
   /** Ready snapshots kept (the serving one, and older ones for open cursors). */
   SNAPSHOT_KEEP_READY: z.coerce.number().int().min(1).default(2),
   /** No snapshot younger than this is dropped: a cursor stays valid at least this long after a swap. */

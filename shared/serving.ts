@@ -5,10 +5,12 @@
  *   <prefix>:serving:list:<snapshot>:<profileId>  string  the first SERVING_DEPTH recommendations (ServedList JSON)
  *   <prefix>:serving:profiles                     hash    profileId -> [updatedAt, name, avatar]  (newest wins)
  *   <prefix>:serving:following:<profileId>        hash    followeeId -> updatedAt * 2 + active     (newest wins)
+ *   <prefix>:serving:mirror-sync                  hash    the nightly re-sync's progress (pipeline/serving/mirror-sync-state.ts)
  *
  * Lists expire (SERVING_LIST_TTL_SECONDS); a missing list is recomputed or re-read from
  * ClickHouse on demand. The two mirrors are written through by the profiles and follows
- * workers and re-synced from ClickHouse by every nightly run.
+ * workers and re-synced from ClickHouse by every nightly run (the rows ingested since the
+ * last re-sync; every row when Redis lost the mirror-sync hash, and once a week).
  */
 import { z } from 'zod';
 
@@ -16,6 +18,7 @@ export interface ServingKeys {
   list(snapshotId: number, profileId: string): string;
   readonly profiles: string;
   following(profileId: string): string;
+  readonly mirrorSync: string;
 }
 
 export function servingKeys(queuePrefix: string): ServingKeys {
@@ -24,6 +27,7 @@ export function servingKeys(queuePrefix: string): ServingKeys {
     list: (snapshotId, profileId) => `${base}:list:${snapshotId}:${profileId}`,
     profiles: `${base}:profiles`,
     following: (profileId) => `${base}:following:${profileId}`,
+    mirrorSync: `${base}:mirror-sync`,
   };
 }
 

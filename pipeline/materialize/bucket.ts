@@ -23,6 +23,9 @@ export interface BucketResult {
   bucket: number;
   rows: number;
   profiles: number;
+  /** Set by the bucket job: seconds computing the rows, and publishing the lists (serving copy). */
+  computeSeconds?: number;
+  publishSeconds?: number;
 }
 
 export async function computeBucket(

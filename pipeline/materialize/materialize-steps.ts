@@ -18,7 +18,7 @@ import { dropExpiredSnapshots, listSnapshots, setSnapshotStatus } from './snapsh
 import { WORKING_TABLES } from './working-set.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { publishLists } from '../serving/list-publisher.ts';
-import { syncMirrors } from '../serving/mirror-sync.ts';
+import { syncMirrors, type MirrorSyncResult } from '../serving/mirror-sync.ts';
 import type { ServingWriter } from '../serving/serving-writer.ts';
 
 export interface StepDeps {
@@ -28,7 +28,7 @@ export interface StepDeps {
   serving: ServingWriter;
 }
 
-type StepResult = BucketResult | RunResult | { tags: true } | { mirrored: { profiles: number; follows: number } };
+type StepResult = BucketResult | RunResult | { tags: true } | { mirrored: MirrorSyncResult };
 
 export async function processStep(deps: StepDeps, job: Job): Promise<StepResult> {
   const parsed = materializeStepJobSchema.safeParse(job.data);
@@ -38,7 +38,7 @@ export async function processStep(deps: StepDeps, job: Job): Promise<StepResult>
     case 'bucket':
       return bucketAndServe(deps, step);
     case 'mirrors':
-      return { mirrored: await syncMirrors(deps.clickhouse, deps.serving) };
+      return { mirrored: await syncMirrors(deps.clickhouse, deps.serving, mirrorSyncOptions(deps.config)) };
     case 'tags':
       await dropSnapshotPartitions(deps.clickhouse, ['profile_tags'], step.snapshotId);
       await writeProfileTags(deps.clickhouse, step.snapshotId);
@@ -48,17 +48,26 @@ export async function processStep(deps: StepDeps, job: Job): Promise<StepResult>
   }
 }
 
+function mirrorSyncOptions(config: Config) {
+  return {
+    marginSeconds: config.SERVING_MIRROR_SYNC_MARGIN_SECONDS,
+    fullSyncEverySeconds: Math.round(config.SERVING_MIRROR_FULL_SYNC_DAYS * 24 * 3600),
+  };
+}
+
 /** A bucket's rows, then its profiles' lists in the serving copy (before the snapshot is ready, so no reader misses them). */
 async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, { step: 'bucket' }>): Promise<BucketResult> {
   const { clickhouse: ch, config } = deps;
   const { snapshotId, bucket, buckets } = step;
+  const started = performance.now();
   const result = await computeBucket(ch, snapshotId, bucket, buckets, scoringParams(config), materializeQuerySettings(config));
+  const computed = performance.now();
   const members = await ch.query(
     sql`SELECT profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`,
     z.object({ profile_id: z.string() }),
   );
   await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, members.map((m) => m.profile_id));
-  return result;
+  return { ...result, computeSeconds: (computed - started) / 1000, publishSeconds: (performance.now() - computed) / 1000 };
 }
 
 async function completeSnapshot(deps: StepDeps, job: Job, step: Extract<MaterializeStepJob, { step: 'complete' }>): Promise<RunResult> {

@@ -1,22 +1,18 @@
 /**
  * Copies recommendation lists from ClickHouse into the serving copy: each profile's first
- * SERVING_DEPTH rows, streamed in (profile_id, rank) order so memory stays flat.
+ * SERVING_DEPTH rows as one ServedList (shared/serving.ts). ClickHouse builds each list's
+ * JSON, one TabSeparated line per profile, so Node only pipes lines into SETs: per-row
+ * parsing in Node cost more than computing the bucket's GROUP BY.
  */
-import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import { jsonStringSql } from '../../shared/clickhouse/json-string-sql.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import type { ServedEntry, ServedList } from '../../shared/serving.ts';
-import type { ServingWriter } from './serving-writer.ts';
-
-const rowSchema = z.object({
-  profile_id: z.string(),
-  candidate_id: z.string(),
-  kind: z.coerce.number().int().min(1).max(4),
-  chain_id: z.coerce.number(),
-  subject: z.string(),
-});
+import { tabSeparatedCells } from '../../shared/clickhouse/tab-separated.ts';
+import type { ServedList } from '../../shared/serving.ts';
+import type { ServingWriter, StoredList } from './serving-writer.ts';
 
 const LISTS_PER_WRITE = 1_000;
+const EMPTY_LIST = JSON.stringify({ m: 0, e: [] } satisfies ServedList);
 
 /**
  * Publishes the lists of the rows of `snapshotId` that match `where` (a bucket, or one
@@ -31,41 +27,44 @@ export async function publishLists(
   depth: number,
   alsoEmpty: Iterable<string> = [],
 ): Promise<number> {
-  const pending: { snapshotId: number; profileId: string; list: ServedList }[] = [];
+  const pending: StoredList[] = [];
   const published = new Set<string>();
-  const flush = async (force: boolean) => {
-    if (pending.length >= LISTS_PER_WRITE || (force && pending.length > 0)) await writer.lists(pending.splice(0));
+  const add = async (profileId: string, json: string) => {
+    pending.push({ snapshotId, profileId, json });
+    published.add(profileId);
+    if (pending.length >= LISTS_PER_WRITE) await writer.lists(pending.splice(0));
   };
-  let current: { profileId: string; entries: ServedEntry[]; more: boolean } | undefined;
-  const finish = async () => {
-    if (!current) return;
-    pending.push({ snapshotId, profileId: current.profileId, list: { m: current.more ? 1 : 0, e: current.entries } });
-    published.add(current.profileId);
-    await flush(false);
-  };
+  for await (const lines of ch.lines(servedListsSql(snapshotId, where, depth))) {
+    for (const line of lines) {
+      const [profileId, json] = tabSeparatedCells(line) as [string, string];
+      await add(profileId, json);
+    }
+  }
+  for (const profileId of alsoEmpty) {
+    if (!published.has(profileId)) await add(profileId, EMPTY_LIST);
+  }
+  if (pending.length > 0) await writer.lists(pending);
+  return published.size;
+}
 
-  const rows = ch.stream(
-    sql`SELECT profile_id, candidate_id, toUInt8(reason_kind) AS kind, reason_chain_id AS chain_id, reason_subject AS subject
+/**
+ * One line per profile: profile_id, then its ServedList as JSON.stringify would write it,
+ * {"m":<0|1>,"e":[["<candidate>",<kind>,<chain>,"<subject>"],...]} with the first `depth`
+ * entries in rank order, and m = 1 when the profile has more (a row at rank depth + 1).
+ */
+function servedListsSql(snapshotId: number, where: SqlFragment, depth: number): SqlFragment {
+  return sql`
+    SELECT profile_id,
+           concat('{"m":', toString(toUInt8(max(rank) > ${depth})), ',"e":[',
+                  arrayStringConcat(arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((rank, entry), rank <= ${depth}))), ','),
+                  ']}')
+    FROM
+    (
+        SELECT profile_id, rank,
+               concat('[', ${jsonStringSql(sql`candidate_id`)}, ',', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
+                      ${jsonStringSql(sql`reason_subject`)}, ']') AS entry
         FROM recommendations
         WHERE snapshot_id = ${snapshotId} AND ${where} AND rank <= ${depth + 1}
-        ORDER BY profile_id, rank`,
-    rowSchema,
-  );
-  for await (const row of rows) {
-    if (current?.profileId !== row.profile_id) {
-      await finish();
-      current = { profileId: row.profile_id, entries: [], more: false };
-    }
-    if (current.entries.length < depth) current.entries.push([row.candidate_id, row.kind, row.chain_id, row.subject]);
-    else current.more = true;
-  }
-  await finish();
-  for (const profileId of alsoEmpty) {
-    if (published.has(profileId)) continue;
-    pending.push({ snapshotId, profileId, list: { m: 0, e: [] } });
-    published.add(profileId);
-    await flush(false);
-  }
-  await flush(true);
-  return published.size;
+    )
+    GROUP BY profile_id`;
 }

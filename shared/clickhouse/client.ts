@@ -16,6 +16,12 @@ export interface ClickHouse {
   query<Row extends z.ZodType>(statement: SqlFragment, row: Row, settings?: QuerySettings): Promise<z.output<Row>[]>;
   /** A SELECT's rows one at a time, as ClickHouse sends them (for results too big to hold). */
   stream<Row extends z.ZodType>(statement: SqlFragment, row: Row, settings?: QuerySettings): AsyncGenerator<z.output<Row>>;
+  /**
+   * A SELECT's rows as raw TabSeparated lines (cells: tabSeparatedCells), in batches as
+   * ClickHouse sends them, with no per-row parsing: for bulk copies whose SQL formats each
+   * line, where checking every row would cost more than the copy.
+   */
+  lines(statement: SqlFragment, settings?: QuerySettings): AsyncGenerator<string[]>;
   /** DDL and other statements without a result. */
   command(statement: SqlFragment, settings?: QuerySettings): Promise<void>;
   /**
@@ -84,6 +90,10 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
       for await (const rows of result.stream()) {
         for (const r of rows) yield checkedRow(row, r.json(), i++);
       }
+    },
+    async *lines(statement, settings) {
+      const result = await client.query({ query: statement.text, format: 'TabSeparated', ...(settings ? { clickhouse_settings: settings } : {}) });
+      for await (const rows of result.stream()) yield rows.map((r) => r.text);
     },
     async command(statement, settings) {
       await client.command({ query: statement.text, ...(settings ? { clickhouse_settings: settings } : {}) });

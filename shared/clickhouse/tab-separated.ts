@@ -51,3 +51,12 @@ export function tabSeparated(
   }
   return body;
 }
+
+const TSV_UNESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f', "'": "'" };
+
+/** The cells of one line of ClickHouse's TabSeparated output, unescaped. */
+export function tabSeparatedCells(line: string): string[] {
+  const cells = line.split('\t');
+  if (!line.includes('\\')) return cells;
+  return cells.map((c) => (c.includes('\\') ? c.replace(/\\(.)/g, (_, e: string) => TSV_UNESCAPES[e] ?? e) : c));
+}
