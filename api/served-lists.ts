@@ -11,24 +11,43 @@ import { servedEntrySchema, servingKeys, type ServedEntry } from '../shared/serv
  * KEYS: list, profiles hash, caller's following hash. ARGV: after (rank), count.
  * Returns nil when there is no list, else JSON {m, n, e: entries after `after` (at most
  * count), ids, p: [profile summary per id in `ids`, or null], f: [follow state per entry]}.
- * The summaries are JSON already: they are spliced in as they are, so that the API parses
- * one document per page rather than one more per person on it.
+ * The list is stored a line per entry (shared/serving.ts, encodeServedList): the script
+ * walks its newlines to the page and decodes only the page's entries, which it then splices
+ * into the answer as they are stored; the summaries are JSON already and are spliced in
+ * too, so that the API parses one document per page. A list stored before that format (one
+ * JSON object, no newline) is still read, by decoding it whole, until it expires.
  */
 const READ_PAGE = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return nil end
-local list = cjson.decode(raw)
 local after = tonumber(ARGV[1])
 local count = tonumber(ARGV[2])
 local page = {}
 local ids = {}
 local candidates = {}
-for i = after + 1, math.min(after + count, #list.e) do
-  local entry = list.e[i]
-  page[#page + 1] = entry
+local function take(text, entry)
+  page[#page + 1] = text
   candidates[#candidates + 1] = entry[1]
   ids[#ids + 1] = entry[1]
   if entry[2] == 4 then ids[#ids + 1] = entry[4] end
+end
+local from = string.find(raw, '\\n', 1, true)
+local header = cjson.decode(from and string.sub(raw, 1, from - 1) or raw)
+local n = header.n
+if header.e then
+  n = #header.e
+  for i = after + 1, math.min(after + count, n) do take(cjson.encode(header.e[i]), header.e[i]) end
+else
+  local line = 0
+  while from and line < after + count do
+    local to = string.find(raw, '\\n', from + 1, true)
+    line = line + 1
+    if line > after then
+      local text = string.sub(raw, from + 1, (to or 0) - 1)
+      take(text, cjson.decode(text))
+    end
+    from = to
+  end
 end
 local summaries = {}
 local following = {}
@@ -40,9 +59,9 @@ for i = 1, #ids do if not summaries[i] then summaries[i] = 'null' end end
 for i = 1, #candidates do if not following[i] then following[i] = cjson.null end end
 -- cjson encodes an empty table as {}: empty pages are spelled out.
 if #page == 0 then
-  return '{"m":' .. list.m .. ',"n":' .. #list.e .. ',"e":[],"ids":[],"p":[],"f":[]}'
+  return '{"m":' .. header.m .. ',"n":' .. n .. ',"e":[],"ids":[],"p":[],"f":[]}'
 end
-return '{"m":' .. list.m .. ',"n":' .. #list.e .. ',"e":' .. cjson.encode(page) .. ',"ids":' .. cjson.encode(ids)
+return '{"m":' .. header.m .. ',"n":' .. n .. ',"e":[' .. table.concat(page, ',') .. '],"ids":' .. cjson.encode(ids)
   .. ',"p":[' .. table.concat(summaries, ',') .. '],"f":' .. cjson.encode(following) .. '}'`;
 
 /** A profile summary in the mirror: [updatedAt, name, avatar]. */

@@ -2,7 +2,7 @@
  * The serving copy in Redis that answers GET /api/v1/recommend without a ClickHouse round
  * trip. ClickHouse stays the source of truth; the pipeline writes this copy, the API reads it.
  *
- *   <prefix>:serving:list:<snapshot>:<profileId>  string  the first SERVING_DEPTH recommendations (ServedList JSON)
+ *   <prefix>:serving:list:<snapshot>:<profileId>  string  the first SERVING_DEPTH recommendations (encodeServedList)
  *   <prefix>:serving:profiles                     hash    profileId -> [updatedAt, name, avatar]  (newest wins)
  *   <prefix>:serving:following:<profileId>        hash    followeeId -> updatedAt * 2 + active     (newest wins)
  *   <prefix>:serving:mirror-sync                  hash    the nightly re-sync's progress (pipeline/serving/mirror-sync-state.ts)
@@ -45,4 +45,23 @@ export type ReasonKind = (typeof REASON_KINDS)[number];
 /** The mirror's encoding of a follow state: newer states compare greater; the low bit is `active`. */
 export function followState(updatedAt: number, active: boolean): number {
   return updatedAt * 2 + (active ? 1 : 0);
+}
+
+/**
+ * How a list is stored: a header line {"m":<0|1>,"n":<entries>}, then one entry per line,
+ * each as JSON.stringify writes it. JSON text never holds a raw newline, so the API's Lua
+ * script finds a page by its newlines and decodes only the entries on it, not the whole list
+ * (decoding every entry of a 100-entry list was most of Redis's time per request).
+ * pipeline/serving/list-publisher.ts writes the same bytes from ClickHouse.
+ */
+export function encodeServedList(list: ServedList): string {
+  return [JSON.stringify({ m: list.m, n: list.e.length }), ...list.e.map((entry) => JSON.stringify(entry))].join('\n');
+}
+
+export function decodeServedList(text: string): ServedList {
+  const [header, ...lines] = text.split('\n');
+  const { m, n } = z.object({ m: servedListSchema.shape.m, n: z.number().int() }).parse(JSON.parse(header!));
+  const e = lines.map((line) => servedEntrySchema.parse(JSON.parse(line)));
+  if (e.length !== n) throw new Error(`a stored list says it has ${n} entries but holds ${e.length}`);
+  return { m, e };
 }

@@ -8,11 +8,11 @@ import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { jsonStringSql } from '../../shared/clickhouse/json-string-sql.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { tabSeparatedCells } from '../../shared/clickhouse/tab-separated.ts';
-import type { ServedList } from '../../shared/serving.ts';
+import { encodeServedList } from '../../shared/serving.ts';
 import type { ServingWriter, StoredList } from './serving-writer.ts';
 
 const LISTS_PER_WRITE = 1_000;
-const EMPTY_LIST = JSON.stringify({ m: 0, e: [] } satisfies ServedList);
+const EMPTY_LIST = encodeServedList({ m: 0, e: [] });
 
 /**
  * Publishes the lists of the rows of `snapshotId` that match `where` (a bucket, or one
@@ -29,15 +29,15 @@ export async function publishLists(
 ): Promise<number> {
   const pending: StoredList[] = [];
   const published = new Set<string>();
-  const add = async (profileId: string, json: string) => {
-    pending.push({ snapshotId, profileId, json });
+  const add = async (profileId: string, text: string) => {
+    pending.push({ snapshotId, profileId, text });
     published.add(profileId);
     if (pending.length >= LISTS_PER_WRITE) await writer.lists(pending.splice(0));
   };
   for await (const lines of ch.lines(servedListsSql(snapshotId, where, depth))) {
     for (const line of lines) {
-      const [profileId, json] = tabSeparatedCells(line) as [string, string];
-      await add(profileId, json);
+      const [profileId, text] = tabSeparatedCells(line) as [string, string];
+      await add(profileId, text);
     }
   }
   for (const profileId of alsoEmpty) {
@@ -48,23 +48,28 @@ export async function publishLists(
 }
 
 /**
- * One line per profile: profile_id, then its ServedList as JSON.stringify would write it,
- * {"m":<0|1>,"e":[["<candidate>",<kind>,<chain>,"<subject>"],...]} with the first `depth`
- * entries in rank order, and m = 1 when the profile has more (a row at rank depth + 1).
+ * One line per profile: profile_id, then its list exactly as encodeServedList writes it
+ * (shared/serving.ts): the header {"m":<0|1>,"n":<entries>}, then each of the first `depth`
+ * entries ["<candidate>",<kind>,<chain>,"<subject>"] on a line of its own, in rank order;
+ * m = 1 when the profile has more (a row at rank depth + 1).
  */
 function servedListsSql(snapshotId: number, where: SqlFragment, depth: number): SqlFragment {
   return sql`
     SELECT profile_id,
-           concat('{"m":', toString(toUInt8(max(rank) > ${depth})), ',"e":[',
-                  arrayStringConcat(arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((rank, entry), rank <= ${depth}))), ','),
-                  ']}')
+           concat('{"m":', toString(more), ',"n":', toString(length(entries)), '}', arrayStringConcat(arrayMap(e -> concat('\\n', e), entries)))
     FROM
     (
-        SELECT profile_id, rank,
-               concat('[', ${jsonStringSql(sql`candidate_id`)}, ',', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
-                      ${jsonStringSql(sql`reason_subject`)}, ']') AS entry
-        FROM recommendations
-        WHERE snapshot_id = ${snapshotId} AND ${where} AND rank <= ${depth + 1}
-    )
-    GROUP BY profile_id`;
+        SELECT profile_id,
+               toUInt8(max(rank) > ${depth}) AS more,
+               arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((rank, entry), rank <= ${depth}))) AS entries
+        FROM
+        (
+            SELECT profile_id, rank,
+                   concat('[', ${jsonStringSql(sql`candidate_id`)}, ',', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
+                          ${jsonStringSql(sql`reason_subject`)}, ']') AS entry
+            FROM recommendations
+            WHERE snapshot_id = ${snapshotId} AND ${where} AND rank <= ${depth + 1}
+        )
+        GROUP BY profile_id
+    )`;
 }

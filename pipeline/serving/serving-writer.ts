@@ -36,11 +36,11 @@ export interface PackedFollows {
   packed: string;
 }
 
-/** A recommendation list ready to store: `json` is a ServedList (shared/serving.ts) serialized as JSON.stringify would. */
+/** A recommendation list ready to store: `text` as encodeServedList (shared/serving.ts) writes it. */
 export interface StoredList {
   snapshotId: number;
   profileId: string;
-  json: string;
+  text: string;
 }
 
 export interface ServingWriter {
@@ -85,7 +85,7 @@ export function createServingWriter(config: Config): ServingWriter {
     async lists(lists) {
       for (let i = 0; i < lists.length; i += LISTS_PER_TRIP) {
         const pipeline = redis.pipeline();
-        for (const l of lists.slice(i, i + LISTS_PER_TRIP)) pipeline.set(keys.list(l.snapshotId, l.profileId), l.json, 'EX', ttl);
+        for (const l of lists.slice(i, i + LISTS_PER_TRIP)) pipeline.set(keys.list(l.snapshotId, l.profileId), l.text, 'EX', ttl);
         const results = await pipeline.exec();
         const failed = results?.find(([error]) => error);
         if (failed) throw failed[0];

@@ -6,7 +6,7 @@ import { publishLists } from '../../pipeline/serving/list-publisher.ts';
 import { createServingWriter, type ServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { jsonStringSql } from '../../shared/clickhouse/json-string-sql.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
-import { REASON_KINDS, servedListSchema, type ServedEntry, type ServedList } from '../../shared/serving.ts';
+import { decodeServedList, encodeServedList, REASON_KINDS, type ServedEntry, type ServedList } from '../../shared/serving.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
@@ -55,7 +55,7 @@ afterAll(async () => {
 const stored = (profileId: string) => redis.get(writer.keys.list(SNAPSHOT, profileId));
 
 describe('publishing lists into the serving copy', () => {
-  it('stores each profile its first entries in rank order, byte for byte as JSON.stringify would, and whether there are more', async () => {
+  it('stores each profile its first entries in rank order, byte for byte as encodeServedList would, and whether there are more', async () => {
     const published = await publishLists(env.ch, writer, SNAPSHOT, sql`bucket = 0`, 3, ['p_me', 'p_short', 'p_nothing']);
 
     expect(published).toBe(3);
@@ -67,10 +67,10 @@ describe('publishing lists into the serving copy', () => {
         ['p_c', 4, 0, 'p_friend'],
       ],
     };
-    expect(await stored('p_me')).toBe(JSON.stringify(me));
-    expect(servedListSchema.parse(JSON.parse((await stored('p_me'))!))).toEqual(me);
-    expect(await stored('p_short')).toBe(JSON.stringify({ m: 0, e: [['p_me', 4, 0, 'p_b']] } satisfies ServedList));
-    expect(await stored('p_nothing')).toBe(JSON.stringify({ m: 0, e: [] } satisfies ServedList));
+    expect(await stored('p_me')).toBe(encodeServedList(me));
+    expect(decodeServedList((await stored('p_me'))!)).toEqual(me);
+    expect(await stored('p_short')).toBe(encodeServedList({ m: 0, e: [['p_me', 4, 0, 'p_b']] }));
+    expect(await stored('p_nothing')).toBe(encodeServedList({ m: 0, e: [] }));
     expect(await redis.ttl(writer.keys.list(SNAPSHOT, 'p_me'))).toBeGreaterThan(0);
   });
 
@@ -86,7 +86,7 @@ describe('publishing lists into the serving copy', () => {
   it('publishes one profile alone (an on-demand list)', async () => {
     await redis.del(writer.keys.list(SNAPSHOT, 'p_short'));
     expect(await publishLists(env.ch, writer, SNAPSHOT, sql`profile_id = ${'p_short'}`, 3, ['p_short'])).toBe(1);
-    expect(JSON.parse((await stored('p_short'))!)).toEqual({ m: 0, e: [['p_me', 4, 0, 'p_b']] });
+    expect(decodeServedList((await stored('p_short'))!)).toEqual({ m: 0, e: [['p_me', 4, 0, 'p_b']] });
   });
 });
 

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServedLists, type ServedLists } from '../../api/served-lists.ts';
-import { followState, servingKeys, type ServedList } from '../../shared/serving.ts';
+import { encodeServedList, followState, servingKeys, type ServedList } from '../../shared/serving.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
@@ -10,18 +10,19 @@ let served: ServedLists;
 const prefix = `${env.config.QUEUE_PREFIX}:served-lists-test`;
 const keys = servingKeys(prefix);
 
+const list: ServedList = {
+  m: 1,
+  e: [
+    ['p_a', 1, 0, ''],
+    ['p_b', 4, 0, 'p_friend'],
+    ['p_unnamed', 3, 1, 'CryptoPunks'],
+  ],
+};
+
 beforeAll(async () => {
   redis = new Redis(env.config.REDIS_URL!, { enableAutoPipelining: true });
   served = createServedLists(redis, prefix);
-  const list: ServedList = {
-    m: 1,
-    e: [
-      ['p_a', 1, 0, ''],
-      ['p_b', 4, 0, 'p_friend'],
-      ['p_unnamed', 3, 1, 'CryptoPunks'],
-    ],
-  };
-  await redis.set(keys.list(7, 'p_me'), JSON.stringify(list));
+  await redis.set(keys.list(7, 'p_me'), encodeServedList(list));
   await redis.hset(keys.profiles, {
     p_a: JSON.stringify([10, 'Ann "the \\ quoted" ⛓', 'https://a.example/a.png']),
     p_b: JSON.stringify([10, 'Bo', null]),
@@ -31,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await redis.del(keys.list(7, 'p_me'), keys.profiles, keys.following('p_me'));
+  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me'), keys.profiles, keys.following('p_me'));
   await redis.quit();
 });
 
@@ -64,6 +65,23 @@ describe('a page of the serving copy', () => {
     const page = await served.page(7, 'p_me', 3, 5);
     expect(page).toMatchObject({ entries: [], stored: 3, more: true });
     expect(page?.following.size).toBe(0);
+  });
+
+  it('reads each page of every length the same as slicing the list', async () => {
+    for (let after = 0; after <= 4; after++) {
+      for (let count = 1; count <= 4; count++) {
+        const page = await served.page(7, 'p_me', after, count);
+        expect(page?.entries, `after ${after}, count ${count}`).toEqual(list.e.slice(after, after + count));
+      }
+    }
+  });
+
+  it('still reads a list stored as one JSON object (the format before one entry per line)', async () => {
+    await redis.set(keys.list(6, 'p_me'), JSON.stringify(list));
+    const page = await served.page(6, 'p_me', 1, 5);
+    expect(page?.entries).toEqual(list.e.slice(1));
+    expect(page).toMatchObject({ stored: 3, more: true });
+    expect([...page!.following]).toEqual(['p_b']);
   });
 
   it('answers undefined when the profile has no list in that snapshot', async () => {
