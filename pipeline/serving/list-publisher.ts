@@ -51,6 +51,8 @@ export async function publishLists(
  * One line per profile: profile_id, then its ServedList as JSON.stringify would write it,
  * {"m":<0|1>,"e":[["<candidate>",<kind>,<chain>,"<subject>"],...]} with the first `depth`
  * entries in rank order, and m = 1 when the profile has more (a row at rank depth + 1).
+ * Candidates are profile ids, identifiers (shared/records/fields.ts) with nothing to
+ * escape; subjects (collection names) are escaped (a second jsonStringSql cost ~1 s a bucket).
  */
 function servedListsSql(snapshotId: number, where: SqlFragment, depth: number): SqlFragment {
   return sql`
@@ -61,7 +63,7 @@ function servedListsSql(snapshotId: number, where: SqlFragment, depth: number): 
     FROM
     (
         SELECT profile_id, rank,
-               concat('[', ${jsonStringSql(sql`candidate_id`)}, ',', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
+               concat('["', candidate_id, '",', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
                       ${jsonStringSql(sql`reason_subject`)}, ']') AS entry
         FROM recommendations
         WHERE snapshot_id = ${snapshotId} AND ${where} AND rank <= ${depth + 1}
