@@ -142,8 +142,8 @@ export const configSchema = z.object({
   REC_PAIRS_PER_BUCKET: z.coerce.number().int().min(1_000).default(30_000_000),
   /** Attempts of each bucket, tags and complete job before the run fails (the previous snapshot keeps serving). */
   MATERIALIZE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
-  /** Bucket jobs one worker process runs at a time. */
-  MATERIALIZE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  /** Bucket jobs one worker process runs at a time; each statement gets the server's threads divided by this. */
+  MATERIALIZE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   /** max_memory_usage of each materialization query, in bytes; GROUP BY and ORDER BY spill to disk past half of it. */
   MATERIALIZE_MAX_MEMORY_BYTES: z.coerce.number().int().min(100_000_000).default(4_000_000_000),
   /** Weights of the four signals in the combined score. */

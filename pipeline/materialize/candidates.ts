@@ -80,6 +80,7 @@ export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, pa
  */
 function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
   const w = params.weights;
+  const followsYouBonus = sql`toFloat64(${params.followsYouBonus})`;
   const part = (signal: number, weight: number) => sql`round(${weight} * ${identifier(SCORE_COLUMN[signal]!)}, 9)`;
   return sql`
     SELECT p, c, social_score, counterparty_score, nft_score, fof_score, score,
@@ -95,15 +96,20 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
     FROM
     (
         SELECT p, c,
-               maxIf(part, signal = ${SIGNAL.social}) AS social_score,
+               -- Light states: this GROUP BY holds millions of pairs per bucket (and spills past
+               -- half the memory cap). Social and follows-you evidence are constants (1 and the
+               -- bonus), so one bit each says all; a pair has at most one counterparty row
+               -- (summed per pair in counterpartySql), so its chain is a plain sum.
+               groupBitOr(bitShiftLeft(toUInt8(1), signal)) AS signals,
+               toFloat64(bitTest(signals, ${SIGNAL.social})) AS social_score,
                sumIf(part, signal = ${SIGNAL.counterparty}) AS counterparty_score,
-               maxIf(key, signal = ${SIGNAL.counterparty}) AS counterparty_chain,
+               sumIf(key, signal = ${SIGNAL.counterparty}) AS counterparty_chain,
                sumIf(part, signal = ${SIGNAL.nft}) AS nft_score,
                minIf(key, signal = ${SIGNAL.nft}) AS nft_key,
                sumIf(part, signal = ${SIGNAL.fof}) AS paths,
                minIf(key, signal = ${SIGNAL.fof}) AS fof_key,
                -- A follower of the caller counts only as a friend of friends (see friendsOfFriendsSql).
-               if(paths > 0, paths + maxIf(part, signal = ${FOLLOWS_YOU}), 0) AS fof_score,
+               if(paths > 0, paths + if(bitTest(signals, ${FOLLOWS_YOU}), ${followsYouBonus}, 0), 0) AS fof_score,
                round(social_score * ${w.social} + counterparty_score * ${w.counterparty}
                      + nft_score * ${w.nft} + fof_score * ${w.fof}, 9) AS score
         FROM

@@ -63,24 +63,28 @@ function firstHopsSql(snapshotId: number, callers: CallerFacts, params: ScoringP
  * REC_FOF_PER_FOLLOWER (the most followed) whom p follows. Reciprocity is the strongest
  * evidence (docs/quality.md), and these paths find such candidates whatever the bounds of
  * the forward expansion; a path the forward expansion already has is not counted twice.
+ *
+ * The join fans each (p, c) out to c's first followers (about ten times more rows than it
+ * keeps), so each follower travels as one UInt64: (passed on by f as a forward candidate)
+ * << 63 | f's degree << 32 | f; its weight is computed only for the paths kept.
  */
 function pathsBackSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   const followed = sql`(SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
   return sql`
-    SELECT p, c, toUInt8(${signal}) AS signal, w AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
+    SELECT p, c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM
     (
-        SELECT p, c, f, src_weight AS w, src_degree AS degree, dst_rank
+        SELECT p, c, toUInt32(bitAnd(via, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(via, 32), 2147483647)) AS degree,
+               bitShiftRight(via, 63) AS passed_on
         FROM (SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN ${followed})
         ALL INNER JOIN
         (
-            SELECT dst AS c, src AS f, src_weight, src_degree, dst_rank
+            SELECT dst AS c, bitShiftLeft(toUInt64(dst_rank <= ${params.fof.perFollowee}), 63) + bitShiftLeft(toUInt64(src_degree), 32) + src AS via
             FROM mat_fof_edges WHERE snapshot_id = ${snapshotId} AND src_rank <= ${params.fof.perFollower}
         ) USING c
     )
     WHERE ${pairKey('p', 'f')} IN ${followed}
-      AND NOT (dst_rank <= ${params.fof.perFollowee}
-               AND ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'f')} FROM (${firstHopsSql(snapshotId, callers, params)})))`;
+      AND NOT (passed_on = 1 AND ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'f')} FROM (${firstHopsSql(snapshotId, callers, params)})))`;
 }
 
 /** Two dense ids as one UInt64 (p << 32 | other): a set of tuples is several times slower to probe on ClickHouse 18.16. */

@@ -10,9 +10,10 @@ import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { materializeStepJobSchema, type MaterializeStepJob } from '../../shared/queues.ts';
 import { computeBucket, type BucketResult } from './bucket.ts';
+import { bucketQuerySettings } from './bucket-settings.ts';
 import type { RunResult } from './materialize-run.ts';
 import { writeProfileTags } from './profile-tags.ts';
-import { materializeQuerySettings, scoringParams } from './scoring.ts';
+import { scoringParams } from './scoring.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 import { dropExpiredSnapshots, listSnapshots, setSnapshotStatus } from './snapshots.ts';
 import { WORKING_TABLES } from './working-set.ts';
@@ -60,7 +61,7 @@ async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, 
   const { clickhouse: ch, config } = deps;
   const { snapshotId, bucket, buckets } = step;
   const started = performance.now();
-  const result = await computeBucket(ch, snapshotId, bucket, buckets, scoringParams(config), materializeQuerySettings(config));
+  const result = await computeBucket(ch, snapshotId, bucket, buckets, scoringParams(config), await bucketQuerySettings(ch, config));
   const computed = performance.now();
   const members = await ch.query(
     sql`SELECT profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`,

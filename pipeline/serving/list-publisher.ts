@@ -51,7 +51,9 @@ export async function publishLists(
  * One line per profile: profile_id, then its list exactly as encodeServedList writes it
  * (shared/serving.ts): the header {"m":<0|1>,"n":<entries>}, then each of the first `depth`
  * entries ["<candidate>",<kind>,<chain>,"<subject>"] on a line of its own, in rank order;
- * m = 1 when the profile has more (a row at rank depth + 1).
+ * m = 1 when the profile has more (a row at rank depth + 1). Candidates are profile ids,
+ * identifiers (shared/records/fields.ts) with nothing to escape; subjects (collection
+ * names) are escaped (a second jsonStringSql cost ~1 s a bucket).
  */
 function servedListsSql(snapshotId: number, where: SqlFragment, depth: number): SqlFragment {
   return sql`
@@ -65,7 +67,7 @@ function servedListsSql(snapshotId: number, where: SqlFragment, depth: number): 
         FROM
         (
             SELECT profile_id, rank,
-                   concat('[', ${jsonStringSql(sql`candidate_id`)}, ',', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
+                   concat('["', candidate_id, '",', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
                           ${jsonStringSql(sql`reason_subject`)}, ']') AS entry
             FROM recommendations
             WHERE snapshot_id = ${snapshotId} AND ${where} AND rank <= ${depth + 1}
