@@ -150,37 +150,36 @@ try {
   shutdown.add('api', () => api.close());
   const apiUrl = `http://127.0.0.1:${api.port}`;
   const auth = { ApiKey: apiKey.key };
-  const targets: Target[] = [
+  const bareTarget: Target = {
+    key: 'bare',
+    name: 'bare express',
+    url: '', // set below, once the page it serves is known
+    requests: [{ method: 'GET', path: '/' }],
+  };
+  const recommendTarget: Target = {
+    key: 'recommend',
+    name: `GET /api/v1/recommend?limit=${PAGE}`,
+    url: apiUrl,
+    requests: tokens.map((token) => ({
+      method: 'GET',
+      path: `/api/v1/recommend?limit=${PAGE}`,
+      headers: { ...auth, Authorization: `Bearer ${token}` },
+    })),
+  };
+  const tagTarget: Target = { key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, requests: tagRequests.warm };
+  const everyTarget: Target[] = [
+    bareTarget,
+    recommendTarget,
     {
-      name: 'bare express',
-      url: '', // set below, once the page it serves is known
-      requests: [{ method: 'GET', path: '/' }],
-    },
-    {
-      name: `GET /api/v1/recommend?limit=${PAGE}`,
-      url: apiUrl,
-      requests: tokens.map((token) => ({
-        method: 'GET',
-        path: `/api/v1/recommend?limit=${PAGE}`,
-        headers: { ...auth, Authorization: `Bearer ${token}` },
-      })),
-    },
-    {
+      key: 'sbt',
       name: 'GET /api/v1/sbt/list?address=',
       url: apiUrl,
       requests: holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })),
     },
-    { name: 'GET /healthz', url: apiUrl, requests: [{ method: 'GET', path: '/healthz' }] },
-    { name: 'GET /api/v1/tag (warm cache)', url: apiUrl, requests: tagRequests.warm },
+    { key: 'healthz', name: 'GET /healthz', url: apiUrl, requests: [{ method: 'GET', path: '/healthz' }] },
+    tagTarget,
   ];
-  const tagTarget = targets.at(-1)!;
-  const [bareTarget, recommendTarget] = targets as [Target, Target, ...Target[]];
-  const optional: [string, Target][] = [
-    ['sbt', targets[2]!],
-    ['healthz', targets[3]!],
-    ['tag', tagTarget],
-  ];
-  for (const [name, target] of optional) if (!ENDPOINTS.has(name)) targets.splice(targets.indexOf(target), 1);
+  const targets = everyTarget.filter((t) => t === bareTarget || t === recommendTarget || ENDPOINTS.has(t.key));
   const loadTags = targets.includes(tagTarget);
 
   // A real recommend page, served verbatim by the baseline: the same bytes to encode and send.
@@ -205,14 +204,14 @@ try {
   log('');
   log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
   log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
-  log(`heap of this process before the load: ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB used`);
   log(`         (both on this process's main thread, one at a time under load), ClickHouse and Redis: numbers are relative`);
+  log(`heap of this process before the load: ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB used`);
   log('');
   let broken = 0;
   for (const target of targets) {
     await load(target, WARMUP);
-    const profiled = { [recommendTarget.name]: '', [bareTarget.name]: '.bare' }[target.name];
-    const profiling = profiled === undefined ? undefined : await startCpuProfile(profiled, target.name);
+    const suffix = target === recommendTarget ? '' : target === bareTarget ? '.bare' : undefined;
+    const profiling = suffix === undefined ? undefined : await startCpuProfile(suffix, target.name);
     const meter = await startCpuMeter(cpuRedis);
     target.peak = await load(target, DURATION);
     const cpu = await meter.stop(target.peak.requests.total);
@@ -291,6 +290,8 @@ async function startCpuProfile(suffix: string, name: string): Promise<{ stop(): 
 }
 
 interface Target {
+  /** Its name in BENCH_ENDPOINTS. */
+  key: string;
   name: string;
   url: string;
   requests: autocannon.Request[];

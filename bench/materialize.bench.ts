@@ -42,9 +42,9 @@ import { scalingCurveSvg } from './scaling-curve.ts';
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const APP_FOLLOW_SCALE = Number(process.env.BENCH_APP_FOLLOW_SCALE ?? 9);
 const OUT = process.env.BENCH_OUT ?? 'bench-results';
-/** Raw tables the run reads, as it reads them. */
 /** Loaded rows are stamped as ingested this long before the run (see the header). */
 const INGESTED_BEFORE_RUN_SECONDS = 24 * 3600;
+/** Raw tables the run reads, as it reads them. */
 const INPUTS = ['profiles', 'social_follows', 'follows', 'transactions', 'token_transfers', 'address_labels', 'nft_transfers', 'nft_collections', 'sbt_mints_by_owner', 'sbt_issuers'];
 
 interface SizeResult {

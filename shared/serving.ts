@@ -55,12 +55,17 @@ export function followState(updatedAt: number, active: boolean): number {
  * pipeline/serving/list-publisher.ts writes the same bytes from ClickHouse.
  */
 export function encodeServedList(list: ServedList): string {
-  return [JSON.stringify({ m: list.m, n: list.e.length }), ...list.e.map((entry) => JSON.stringify(entry))].join('\n');
+  const header: ServedListHeader = { m: list.m, n: list.e.length };
+  return [JSON.stringify(header), ...list.e.map((entry) => JSON.stringify(entry))].join('\n');
 }
+
+/** The first line of a stored list: whether ClickHouse holds more, and how many entries follow. */
+const servedListHeaderSchema = z.object({ m: servedListSchema.shape.m, n: z.number().int() });
+type ServedListHeader = z.infer<typeof servedListHeaderSchema>;
 
 export function decodeServedList(text: string): ServedList {
   const [header, ...lines] = text.split('\n');
-  const { m, n } = z.object({ m: servedListSchema.shape.m, n: z.number().int() }).parse(JSON.parse(header!));
+  const { m, n } = servedListHeaderSchema.parse(JSON.parse(header!));
   const e = lines.map((line) => servedEntrySchema.parse(JSON.parse(line)));
   if (e.length !== n) throw new Error(`a stored list says it has ${n} entries but holds ${e.length}`);
   return { m, e };
