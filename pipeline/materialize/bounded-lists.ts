@@ -82,6 +82,34 @@ function followeeRanksSql(snapshotId: number): SqlFragment {
     ALL LEFT JOIN (SELECT src, followers AS src_followers FROM (${followerCountsSql(snapshotId, 'src')})) USING src`;
 }
 
+/**
+ * mat_fof_forward: each followee's list of what it passes on (mat_fof_edges' dst_rank), for
+ * the forward paths (friends-of-friends.ts).
+ */
+export function fofForwardSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  return sql`
+    INSERT INTO mat_fof_forward (snapshot_id, f, candidates)
+    SELECT ${snapshotId}, src, groupArray(dst)
+    FROM mat_fof_edges
+    WHERE snapshot_id = ${snapshotId} AND dst_rank <= ${params.fof.perFollowee}
+    GROUP BY src`;
+}
+
+/**
+ * mat_fof_back: each followee's list of its first followers (mat_fof_edges' src_rank), for
+ * the paths back (friends-of-friends.ts), each packed as (passes dst on) << 63 | degree << 32 | src.
+ */
+export function fofBackSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  const { perFollowee, perFollower } = params.fof;
+  return sql`
+    INSERT INTO mat_fof_back (snapshot_id, c, followers)
+    SELECT ${snapshotId}, dst,
+           groupArray(bitShiftLeft(toUInt64(dst_rank <= ${perFollowee}), 63) + bitShiftLeft(toUInt64(src_degree), 32) + src)
+    FROM mat_fof_edges
+    WHERE snapshot_id = ${snapshotId} AND src_rank <= ${perFollower}
+    GROUP BY dst`;
+}
+
 /** mat_collection_candidates: each eligible collection's first REC_NFT_CANDIDATES_PER_COLLECTION holders. */
 export function collectionCandidatesSql(snapshotId: number, params: ScoringParams): SqlFragment {
   return sql`

@@ -15,6 +15,7 @@ import type { ServingWriter } from '../serving/serving-writer.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './bucket.ts';
 import { rankedCandidatesSql, type CallerFacts } from './candidates.ts';
+import { firstHopsSql } from './friends-of-friends.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
 import { eligibleHoldingsSql, followeesSql, followersSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
 import { newestActivityTime } from './working-set.ts';
@@ -76,9 +77,13 @@ function liveFacts(
     profile.addresses.length > 0
       ? { addresses: sql`SELECT arrayJoin(${profile.addresses}) AS address, ${p} AS p`, onlyAddresses: profile.addresses }
       : undefined;
-  return {
+  const follows = {
     followees: followeesSql(snapshotId, sql`SELECT ${profileId} AS profile_id, ${p} AS p`, profileId),
     followers: followersSql(snapshotId, profileId, pid),
+  };
+  return {
+    ...follows,
+    firstHops: firstHopsSql(snapshotId, follows, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),
     interactions: callers ? interactionsSql(snapshotId, params, asOf, callers) : NO_INTERACTIONS,
     holdings: callers ? eligibleHoldingsSql(snapshotId, holdingsSql(callers)) : NO_HOLDINGS,

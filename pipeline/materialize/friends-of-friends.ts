@@ -8,39 +8,46 @@
  * on its REC_FOF_PER_FOLLOWEE most followed; and back from each candidate who follows the
  * caller through its REC_FOF_PER_FOLLOWER most followed followers. docs/quality.md measures
  * the choices.
+ *
+ * Both directions read per-profile lists of the working set (mat_fof_forward, mat_fof_back):
+ * each caller row looks its list up once, instead of joining edge by edge (a join that
+ * materialises every path before filtering them cost a bucket half as much again), and only
+ * the lists of the profiles the callers touch are read, so a bucket's memory does not grow
+ * with the world.
  */
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF, intermediaryWeightSql } from './bounded-lists.ts';
 import type { CallerFacts } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
 
-/**
- * People the caller follows follow the candidate: the forward paths through the caller's
- * first hops to what each passes on (mat_fof_edges.dst_rank), then the paths back.
- */
-export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
+/** People the caller follows follow the candidate: the forward paths, then the paths back. */
+export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
   return sql`
-    SELECT p, c, toUInt8(${signal}) AS signal, w AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
-    FROM (${firstHopsSql(snapshotId, callers, params)})
-    ALL INNER JOIN
+    SELECT p, arrayJoin(candidates) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
+           bitShiftLeft(toUInt64(degree), 32) + f AS key
+    FROM (${callers.firstHops})
+    ANY INNER JOIN
     (
-        SELECT src AS f, dst AS c FROM mat_fof_edges WHERE snapshot_id = ${snapshotId} AND dst_rank <= ${params.fof.perFollowee}
+        SELECT f, candidates FROM mat_fof_forward
+        WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${callers.firstHops}))
     ) USING f
     UNION ALL
-    ${pathsBackSql(snapshotId, callers, params, signal)}`;
+    ${pathsBackSql(snapshotId, callers, signal)}`;
 }
 
 /**
- * (p, f, w, degree): the followees a caller's friends of friends come through, at most
+ * (p, f, degree): the followees a caller's friends of friends come through, at most
  * REC_FOF_VIA_FOLLOWEES: those who follow the caller back first (the closest ties), then
  * those who follow fewest (they weigh most), then the lower dense id. Followees who follow
  * nobody lead nowhere and take no place. Sorted per caller as an array of UInt64 keys:
  * (not following back) << 63 | degree << 32 | f.
+ *
+ * The nightly run writes everyone's into mat_first_hops (working-set.ts); an on-demand
+ * computation uses it inline for one caller (cold-start.ts).
  */
-function firstHopsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
+export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
   return sql`
-    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(hop, 32), 2147483647)) AS degree,
-           ${intermediaryWeightSql(sql`degree`)} AS w
+    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(hop, 32), 2147483647)) AS degree
     FROM
     (
         SELECT p, arrayJoin(arraySlice(arraySort(groupArray(bitShiftLeft(toUInt64(1 - follows_back), 63)
@@ -52,7 +59,9 @@ function firstHopsSql(snapshotId: number, callers: CallerFacts, params: ScoringP
         )
         ALL INNER JOIN
         (
-            SELECT src AS f, any(src_degree) AS followee_degree FROM mat_fof_edges WHERE snapshot_id = ${snapshotId} GROUP BY src
+            SELECT src AS f, any(src_degree) AS followee_degree FROM mat_follow_edges
+            WHERE snapshot_id = ${snapshotId} AND src IN (SELECT f FROM (${callers.followees}))
+            GROUP BY src
         ) USING f
         GROUP BY p
     )`;
@@ -64,27 +73,31 @@ function firstHopsSql(snapshotId: number, callers: CallerFacts, params: ScoringP
  * evidence (docs/quality.md), and these paths find such candidates whatever the bounds of
  * the forward expansion; a path the forward expansion already has is not counted twice.
  *
- * The join fans each (p, c) out to c's first followers (about ten times more rows than it
- * keeps), so each follower travels as one UInt64: (passed on by f as a forward candidate)
- * << 63 | f's degree << 32 | f; its weight is computed only for the paths kept.
+ * Each of c's listed followers is one UInt64, (passed on by f as a forward candidate)
+ * << 63 | f's degree << 32 | f, filtered inside the list by whether p follows f: about one
+ * in ten is kept, and only those become rows.
  */
-function pathsBackSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
+function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
   const followed = sql`(SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
+  const followers = sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN ${followed}`;
   return sql`
     SELECT p, c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM
     (
         SELECT p, c, toUInt32(bitAnd(via, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(via, 32), 2147483647)) AS degree,
                bitShiftRight(via, 63) AS passed_on
-        FROM (SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN ${followed})
-        ALL INNER JOIN
+        FROM
         (
-            SELECT dst AS c, bitShiftLeft(toUInt64(dst_rank <= ${params.fof.perFollowee}), 63) + bitShiftLeft(toUInt64(src_degree), 32) + src AS via
-            FROM mat_fof_edges WHERE snapshot_id = ${snapshotId} AND src_rank <= ${params.fof.perFollower}
-        ) USING c
+            SELECT p, c, arrayJoin(arrayFilter(v -> (bitShiftLeft(toUInt64(p), 32) + bitAnd(v, ${LOW_HALF})) IN ${followed}, followers)) AS via
+            FROM (${followers})
+            ANY INNER JOIN
+            (
+                SELECT c, followers FROM mat_fof_back
+                WHERE snapshot_id = ${snapshotId} AND c IN (SELECT c FROM (${callers.followers}))
+            ) USING c
+        )
     )
-    WHERE ${pairKey('p', 'f')} IN ${followed}
-      AND NOT (passed_on = 1 AND ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'f')} FROM (${firstHopsSql(snapshotId, callers, params)})))`;
+    WHERE NOT (passed_on = 1 AND ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'f')} FROM (${callers.firstHops})))`;
 }
 
 /** Two dense ids as one UInt64 (p << 32 | other): a set of tuples is several times slower to probe on ClickHouse 18.16. */

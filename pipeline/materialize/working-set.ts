@@ -9,8 +9,10 @@
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { collectionCandidatesSql, fofEdgesSql, intermediaryWeightSql } from './bounded-lists.ts';
+import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, intermediaryWeightSql } from './bounded-lists.ts';
+import { firstHopsSql } from './friends-of-friends.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
+import type { CallerFacts } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
 import {
   WELL_KNOWN_NON_PERSONS,
@@ -35,6 +37,9 @@ export const WORKING_TABLES = [
   'mat_collections',
   'mat_collection_holders',
   'mat_fof_edges',
+  'mat_first_hops',
+  'mat_fof_forward',
+  'mat_fof_back',
   'mat_collection_candidates',
 ] as const;
 
@@ -74,6 +79,11 @@ export async function buildWorkingSet(
       INSERT INTO mat_collection_holders (snapshot_id, collection, pid)
       SELECT ${snapshotId}, collection, p FROM (${eligibleHoldingsSql(snapshotId, sql`SELECT pid AS p, chain_id, contract FROM mat_holdings WHERE snapshot_id = ${snapshotId}`)})`,
     mat_fof_edges: fofEdgesSql(snapshotId, params),
+    mat_first_hops: sql`
+      INSERT INTO mat_first_hops (snapshot_id, p, f, degree)
+      SELECT ${snapshotId}, p, f, degree FROM (${firstHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
+    mat_fof_forward: fofForwardSql(snapshotId, params),
+    mat_fof_back: fofBackSql(snapshotId, params),
     mat_collection_candidates: collectionCandidatesSql(snapshotId, params),
   };
   for (const table of WORKING_TABLES) {
@@ -176,6 +186,14 @@ function collectionsSql(snapshotId: number, params: ScoringParams): SqlFragment 
 /** Every profile of the snapshot as a caller. */
 export function everyProfile(snapshotId: number): Callers {
   return { addresses: sql`SELECT address, pid AS p FROM mat_addresses WHERE snapshot_id = ${snapshotId}` };
+}
+
+/** The whole app follow graph as every caller's followees and followers. */
+function everyFollow(snapshotId: number): Pick<CallerFacts, 'followees' | 'followers'> {
+  return {
+    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
+    followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
+  };
 }
 
 export function everyHandle(snapshotId: number): SqlFragment {
