@@ -131,9 +131,12 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
                 UNION ALL
                 ${followsYouSql(callers, params.followsYouBonus)}
             )
+            -- Self and the already-followed dropped before the GROUP BY, not after it: about a
+            -- quarter of the evidence is about users the caller already follows.
+            WHERE p != c AND pair NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))
         )
         GROUP BY pair
-        HAVING score > 0 AND c != p AND pair NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))
+        HAVING score > 0
     )`;
 }
 
