@@ -73,7 +73,9 @@ async function takeSnapshotId(ch: ClickHouse, job: Job, data: MaterializeRunJob)
 
 async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): Promise<void> {
   const { config, clickhouse } = deps;
-  const summary = await buildWorkingSet(clickhouse, snapshotId, scoringParams(config), materializeQuerySettings(config), (table) => {
+  const settings = materializeQuerySettings(config);
+  // Working-set statements run MATERIALIZE_CONCURRENCY at a time, like buckets, each under its own memory cap.
+  const summary = await buildWorkingSet(clickhouse, snapshotId, scoringParams(config), settings, config.MATERIALIZE_CONCURRENCY, (table) => {
     void job.updateProgress({ snapshotId, phase: 'working-set', table } satisfies RunProgress);
   });
   const buckets = await bucketsFor(clickhouse, snapshotId, summary.profiles, config);

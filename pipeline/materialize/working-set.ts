@@ -11,6 +11,7 @@ import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.t
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, intermediaryWeightSql } from './bounded-lists.ts';
 import { firstHopsSql } from './friends-of-friends.ts';
+import { runInDependencyOrder } from './dependency-order.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 import type { CallerFacts } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
@@ -25,23 +26,35 @@ import {
   type Callers,
 } from './signal-inputs.ts';
 
-/** Written in this order: each may read the ones before it. */
-export const WORKING_TABLES = [
-  'mat_profiles',
-  'mat_addresses',
-  'mat_follow_edges',
-  'mat_social_follows',
-  'mat_excluded_addresses',
-  'mat_interactions',
-  'mat_holdings',
-  'mat_collections',
-  'mat_collection_holders',
-  'mat_fof_edges',
-  'mat_first_hops',
-  'mat_fof_forward',
-  'mat_fof_back',
-  'mat_collection_candidates',
-] as const;
+/**
+ * The working set's tables, each with the working-set tables its statement reads: a table
+ * is written once those are. Two chains run side by side: the follow graph's
+ * (mat_follow_edges .. mat_fof_back) and the chain and NFT inputs'.
+ */
+const READS = {
+  mat_profiles: [],
+  mat_addresses: ['mat_profiles'],
+  mat_follow_edges: ['mat_profiles'],
+  mat_fof_edges: ['mat_follow_edges'],
+  mat_first_hops: ['mat_follow_edges'],
+  mat_fof_forward: ['mat_fof_edges'],
+  mat_fof_back: ['mat_fof_edges'],
+  mat_social_follows: ['mat_profiles'],
+  mat_excluded_addresses: [],
+  mat_interactions: ['mat_excluded_addresses', 'mat_addresses'],
+  mat_holdings: ['mat_addresses'],
+  mat_collections: ['mat_holdings'],
+  mat_collection_holders: ['mat_holdings', 'mat_collections'],
+  mat_collection_candidates: ['mat_collection_holders', 'mat_follow_edges'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type WorkingTable = keyof typeof READS;
+export const WORKING_TABLES = Object.keys(READS) as WorkingTable[];
+
+/** What the statement writing `table` reads of the working set (tested against its SQL). */
+export function workingSetReads(table: WorkingTable): readonly WorkingTable[] {
+  return READS[table];
+}
 
 export interface WorkingSetSummary {
   profiles: number;
@@ -55,11 +68,23 @@ export async function buildWorkingSet(
   snapshotId: number,
   params: ScoringParams,
   settings: QuerySettings,
-  onStep: (table: string) => void = () => {},
+  concurrency: number,
+  onStep: (table: WorkingTable) => void = () => {},
 ): Promise<WorkingSetSummary> {
   await dropSnapshotPartitions(ch, WORKING_TABLES, snapshotId);
   const asOf = await newestActivityTime(ch);
-  const statements: Record<(typeof WORKING_TABLES)[number], SqlFragment> = {
+  const statements = workingSetStatements(snapshotId, params, asOf);
+  await runInDependencyOrder(READS, concurrency, async (table) => {
+    onStep(table);
+    await ch.command(statements[table], settings);
+  });
+  const rows = await rowsPerTable(ch, snapshotId);
+  return { profiles: rows.mat_profiles ?? 0, asOf, rows };
+}
+
+/** The INSERT ... SELECT that writes each working-set table. */
+export function workingSetStatements(snapshotId: number, params: ScoringParams, asOf: number): Record<WorkingTable, SqlFragment> {
+  return {
     mat_profiles: profilesSql(snapshotId),
     mat_addresses: addressesSql(snapshotId),
     mat_follow_edges: followEdgesSql(snapshotId),
@@ -86,12 +111,6 @@ export async function buildWorkingSet(
     mat_fof_back: fofBackSql(snapshotId, params),
     mat_collection_candidates: collectionCandidatesSql(snapshotId, params),
   };
-  for (const table of WORKING_TABLES) {
-    onStep(table);
-    await ch.command(statements[table], settings);
-  }
-  const rows = await rowsPerTable(ch, snapshotId);
-  return { profiles: rows.mat_profiles ?? 0, asOf, rows };
 }
 
 /** Dense ids 1..n in profile_id order, so that ordering by pid is ordering by profile_id. */
