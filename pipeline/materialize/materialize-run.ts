@@ -27,7 +27,7 @@ import { buildWorkingSet } from './working-set.ts';
 export interface RunProgress {
   snapshotId: number;
   phase: 'working-set' | 'buckets';
-  /** The working-set table being written, during 'working-set'. */
+  /** The working-set table most recently started, during 'working-set' (MATERIALIZE_CONCURRENCY are written at once). */
   table?: string;
   buckets?: number;
 }

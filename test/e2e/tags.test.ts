@@ -11,6 +11,7 @@ import { beginSnapshot, setSnapshotStatus } from '../../pipeline/materialize/sna
 import { writeProfileTags } from '../../pipeline/materialize/profile-tags.ts';
 import { authSigOf, custodianDecryptor, SoulgraphClient, TagDecryptionError, type TagAuthorization } from '../../sdk/index.ts';
 import { useApi } from '../support/api-harness.ts';
+import { waitFor } from '../support/child-process.ts';
 import { useCustodians } from '../support/custodian-harness.ts';
 import { ingestFiles, writeJsonLines } from '../support/pipeline-harness.ts';
 
@@ -251,6 +252,8 @@ describe('GET /api/v1/tag rejections', () => {
     const auth = await authorization(alice);
     expect((await call(tagPath({ address: alice.address }, auth))).status).toBe(200);
     const other = (await api.createApiKey(['--name', 'other', '--domain', 'other.example'])).key;
+    // A new key is served once the API's key cache refreshes (APIKEY_CACHE_SECONDS, 1 s here).
+    await waitFor(async () => (await api.call('/api/v1/auth/nonce', { apiKey: other })).status === 200, 5_000, 'the new key');
     const answer = await api.call(tagPath({ address: alice.address }, auth), { apiKey: other });
     expect([answer.status, answer.body.code]).toEqual([403, '10122']);
   });
