@@ -2,7 +2,8 @@
  * npm run bench:materialize: a full nightly run (working set, every bucket, tags, mirrors)
  * on generated worlds of growing size, each next to a baseline in the same run: one plain
  * pass of ClickHouse over the same inputs (reading every raw table the run reads, FINAL).
- * Prints seconds, rows written and peak ClickHouse memory per size, the seconds of each
+ * Prints seconds, rows written and peak ClickHouse memory per size (and of the priming
+ * re-sync, which a weekly full re-sync inside a run repeats), the seconds of each
  * step of the run, and draws the scaling curve (SVG).
  *
  * The rows are loaded straight into their tables, so the workers' write-through to the
@@ -31,6 +32,7 @@ import { recordKinds, type KindName } from '../shared/records/kinds.ts';
 import { generateWorld, type GeneratedKind } from '../pipeline/generate/world-generator.ts';
 import { Queue } from 'bullmq';
 import { bucketsDone, enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
+import { materializeQuerySettings } from '../pipeline/materialize/scoring.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
 import { createServingWriter } from '../pipeline/serving/serving-writer.ts';
 import { MATERIALIZE_STEPS_QUEUE } from '../shared/queues.ts';
@@ -78,8 +80,12 @@ try {
       }
       await rm(dir, { recursive: true, force: true });
       const baselineSeconds = await timeInputPass(ch);
-      const primeSeconds = await primeMirrors(config, ch);
-      console.log(`  mirrors primed with a full re-sync in ${primeSeconds.toFixed(1)} s (not part of the run)`);
+      const prime = await primeMirrors(config, ch);
+      const primeSeconds = prime.seconds;
+      console.log(
+        `  mirrors primed with a full re-sync in ${primeSeconds.toFixed(1)} s (not part of the run), ` +
+          `peak ${(prime.peakMemoryBytes / 1e9).toFixed(2)} GB: a weekly full re-sync inside a run reads as much`,
+      );
       const run = await timeRun(config);
       const peakMemoryBytes = await peakMemory(ch, run.window);
       const result: SizeResult = {
@@ -166,14 +172,19 @@ async function timeRun(config: Config): Promise<{ seconds: number; buckets: numb
   }
 }
 
-/** What the workers' write-through would have done during ingestion: one full re-sync of the mirrors. */
-async function primeMirrors(config: Config, ch: ClickHouse): Promise<number> {
+/**
+ * What the workers' write-through would have done during ingestion: one full re-sync of the
+ * mirrors, under the run's memory cap as a run's weekly full re-sync is.
+ */
+async function primeMirrors(config: Config, ch: ClickHouse): Promise<{ seconds: number; peakMemoryBytes: number }> {
   const writer = createServingWriter(config);
   try {
+    const startedAt = Math.floor(Date.now() / 1000);
     const started = performance.now();
-    const result = await syncMirrors(ch, writer);
+    const result = await syncMirrors(ch, writer, { marginSeconds: 0, fullSyncEverySeconds: 0, querySettings: materializeQuerySettings(config) });
     if (!result.full || !result.committed) throw new Error(`priming the mirrors did not complete a full re-sync: ${JSON.stringify(result)}`);
-    return (performance.now() - started) / 1000;
+    const seconds = (performance.now() - started) / 1000;
+    return { seconds, peakMemoryBytes: await peakMemory(ch, [startedAt, Math.ceil(Date.now() / 1000)]) };
   } finally {
     await writer.close();
   }

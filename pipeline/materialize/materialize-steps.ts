@@ -13,7 +13,7 @@ import { computeBucket, type BucketResult } from './bucket.ts';
 import { bucketQuerySettings } from './bucket-settings.ts';
 import type { RunResult } from './materialize-run.ts';
 import { writeProfileTags } from './profile-tags.ts';
-import { scoringParams } from './scoring.ts';
+import { materializeQuerySettings, scoringParams } from './scoring.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 import { dropExpiredSnapshots, listSnapshots, setSnapshotStatus } from './snapshots.ts';
 import { WORKING_TABLES } from './working-set.ts';
@@ -42,7 +42,7 @@ export async function processStep(deps: StepDeps, job: Job): Promise<StepResult>
       return { mirrored: await syncMirrors(deps.clickhouse, deps.serving, mirrorSyncOptions(deps.config)) };
     case 'tags':
       await dropSnapshotPartitions(deps.clickhouse, ['profile_tags'], step.snapshotId);
-      await writeProfileTags(deps.clickhouse, step.snapshotId);
+      await writeProfileTags(deps.clickhouse, step.snapshotId, materializeQuerySettings(deps.config));
       return { tags: true };
     case 'complete':
       return completeSnapshot(deps, job, step);
@@ -53,6 +53,7 @@ function mirrorSyncOptions(config: Config) {
   return {
     marginSeconds: config.SERVING_MIRROR_SYNC_MARGIN_SECONDS,
     fullSyncEverySeconds: Math.round(config.SERVING_MIRROR_FULL_SYNC_DAYS * 24 * 3600),
+    querySettings: materializeQuerySettings(config),
   };
 }
 
@@ -67,7 +68,8 @@ async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, 
     sql`SELECT profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`,
     z.object({ profile_id: z.string() }),
   );
-  await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, members.map((m) => m.profile_id));
+  const everyMember = members.map((m) => m.profile_id);
+  await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, everyMember, materializeQuerySettings(config));
   return { ...result, computeSeconds: (computed - started) / 1000, publishSeconds: (performance.now() - computed) / 1000 };
 }
 

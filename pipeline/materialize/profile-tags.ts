@@ -3,11 +3,12 @@
  * SBTs bound to them -> their issuers' categories. One JOIN per SELECT (ClickHouse 18.16),
  * so the joins nest. ALL joins: an address holds many SBTs and a profile many addresses.
  */
-import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 
-export async function writeProfileTags(ch: ClickHouse, snapshotId: number): Promise<void> {
-  await ch.command(sql`
+export async function writeProfileTags(ch: ClickHouse, snapshotId: number, settings?: QuerySettings): Promise<void> {
+  await ch.command(
+    sql`
     INSERT INTO profile_tags (snapshot_id, profile_id, tags)
     SELECT
         ${snapshotId} AS snapshot_id,
@@ -37,5 +38,7 @@ export async function writeProfileTags(ch: ClickHouse, snapshotId: number): Prom
             FROM sbt_issuers FINAL
         ) USING (chain_id, contract)
     )
-    GROUP BY profile_id`);
+    GROUP BY profile_id`,
+    settings,
+  );
 }

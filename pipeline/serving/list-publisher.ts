@@ -4,7 +4,7 @@
  * JSON, one TabSeparated line per profile, so Node only pipes lines into SETs: per-row
  * parsing in Node cost more than computing the bucket's GROUP BY.
  */
-import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { jsonStringSql } from '../../shared/clickhouse/json-string-sql.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { tabSeparatedCells } from '../../shared/clickhouse/tab-separated.ts';
@@ -18,6 +18,7 @@ const EMPTY_LIST = encodeServedList({ m: 0, e: [] });
  * Publishes the lists of the rows of `snapshotId` that match `where` (a bucket, or one
  * profile), plus an empty list for each of `alsoEmpty` without rows, so that a profile with
  * nothing to recommend is not recomputed on every request. Returns the lists written.
+ * `settings`: the nightly run's memory cap and query log, like its other statements.
  */
 export async function publishLists(
   ch: ClickHouse,
@@ -26,6 +27,7 @@ export async function publishLists(
   where: SqlFragment,
   depth: number,
   alsoEmpty: Iterable<string> = [],
+  settings?: QuerySettings,
 ): Promise<number> {
   const pending: StoredList[] = [];
   const published = new Set<string>();
@@ -34,7 +36,7 @@ export async function publishLists(
     published.add(profileId);
     if (pending.length >= LISTS_PER_WRITE) await writer.lists(pending.splice(0));
   };
-  for await (const lines of ch.lines(servedListsSql(snapshotId, where, depth))) {
+  for await (const lines of ch.lines(servedListsSql(snapshotId, where, depth), settings)) {
     for (const line of lines) {
       const [profileId, text] = tabSeparatedCells(line) as [string, string];
       await add(profileId, text);

@@ -11,7 +11,7 @@
  * Redis, hset-if-newer.ts): no per-row JSON or schema parsing here.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { tabSeparatedCells } from '../../shared/clickhouse/tab-separated.ts';
 import { SEPARATOR } from './hset-if-newer.ts';
@@ -22,6 +22,8 @@ export interface MirrorSyncOptions {
   marginSeconds: number;
   /** A full copy at least this often (0: every time). */
   fullSyncEverySeconds: number;
+  /** Of both reads (the nightly run's memory cap: a full copy groups every follow). */
+  querySettings?: QuerySettings;
 }
 
 export interface MirrorSyncResult {
@@ -45,8 +47,8 @@ export async function syncMirrors(ch: ClickHouse, writer: ServingWriter, options
   const last = await writer.mirrorSync.begin(token);
   const full = !last || startedAt - last.fullAt >= options.fullSyncEverySeconds;
   const since = full ? undefined : Math.max(0, last.watermark - options.marginSeconds);
-  const profiles = await copyLines(ch.lines(profilesSql(since)), parseProfile, () => 1, (rows) => writer.profiles(rows));
-  const follows = await copyLines(ch.lines(followsSql(since)), parseFollows, (f) => f.count, (groups) => writer.packedFollows(groups));
+  const profiles = await copyLines(ch.lines(profilesSql(since), options.querySettings), parseProfile, () => 1, (rows) => writer.profiles(rows));
+  const follows = await copyLines(ch.lines(followsSql(since), options.querySettings), parseFollows, (f) => f.count, (groups) => writer.packedFollows(groups));
   const committed = await writer.mirrorSync.commit(token, { watermark: startedAt, fullAt: full ? startedAt : last.fullAt });
   return { full, ...(since === undefined ? {} : { since }), profiles, follows, committed };
 }

@@ -140,6 +140,25 @@ describe('nightly materialization', () => {
     expect((await listOf(servingBefore, 'p_me')).length).toBe(world.expectedForMe.length);
   });
 
+  it('runs its tags, its lists for the serving copy and its mirrors re-sync under the memory cap, like its other statements', async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    await ready();
+    // Only statements given the run's settings (log_queries = 1 among them) reach the query log.
+    await env.ch.command(sql`SYSTEM FLUSH LOGS`);
+    const logged = async (fragment: string) => {
+      const [row] = await env.ch.query(
+        sql`SELECT count() AS n FROM system.query_log
+            WHERE type = 2 AND event_time >= toDateTime(${since}) AND position(query, ${fragment}) > 0`,
+        z.object({ n: z.coerce.number() }),
+      );
+      return row!.n;
+    };
+    expect(await logged('INSERT INTO profile_tags')).toBeGreaterThan(0);
+    expect(await logged('INSERT INTO recommendations')).toBeGreaterThan(0);
+    expect(await logged(`concat('{"m":'`)).toBeGreaterThan(0);
+    expect(await logged('SELECT follower_profile_id, count()')).toBeGreaterThan(0);
+  });
+
   it('drops snapshots beyond retention by partition, failed ones included', async () => {
     const config = parseConfig({ ...env.env, SNAPSHOT_KEEP_READY: '1', SNAPSHOT_MIN_AGE_SECONDS: '0' });
     const newest = await ready(config);
