@@ -243,9 +243,15 @@ try {
     // tokens have left the API's memo, and the first second would measure 1,000 ES256
     // checks (a restart), not the steady state.
     await paced(target, WARMUP, rate);
+    const pauses = await target.server.watchPauses();
     target.half = await paced(target, DURATION, rate);
+    const held = await pauses();
     broken += await reportFailures(target, { non2xx: target.half.non2xx, errors: target.half.errors, timeouts: 0 });
     log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${target.half.latency.p50} ms, p99 ${target.half.latency.p99} ms`);
+    log(
+      `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms; ` +
+        `event-loop delay p99 ${held.loopDelayP99Ms} ms, max ${held.loopDelayMaxMs} ms`,
+    );
   }
 
   // --- the report ------------------------------------------------------------------------

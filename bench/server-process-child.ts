@@ -10,7 +10,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-import type { FromServer, ToServer } from './server-process-messages.ts';
+import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
+import type { FromServer, ServerPauses, ToServer } from './server-process-messages.ts';
 
 export interface ServerUnderBench {
   port: number;
@@ -22,6 +23,7 @@ export function serveUnderBench(start: (options: unknown) => Promise<ServerUnder
   const send = (message: FromServer) => process.send!(message);
   let server: ServerUnderBench | undefined;
   let profiler: Session | undefined;
+  let pauses: { stop(): ServerPauses } | undefined;
 
   const handle = async (message: ToServer): Promise<void> => {
     switch (message.type) {
@@ -48,6 +50,16 @@ export function serveUnderBench(start: (options: unknown) => Promise<ServerUnder
       case 'memory':
         send({ type: 'done', id: message.id, value: process.memoryUsage() });
         return;
+      case 'pauses-start':
+        pauses = watchPauses();
+        send({ type: 'done', id: message.id });
+        return;
+      case 'pauses-stop': {
+        if (!pauses) throw new Error('no pause watch running');
+        send({ type: 'done', id: message.id, value: pauses.stop() });
+        pauses = undefined;
+        return;
+      }
     }
   };
   process.on('message', (message: ToServer) => {
@@ -69,4 +81,37 @@ export function serveUnderBench(start: (options: unknown) => Promise<ServerUnder
   process.on('SIGINT', () => {});
   // The bench died without stopping us (killed, crashed): no server outlives it.
   process.on('disconnect', () => void stop());
+}
+
+/**
+ * GC pauses (PerformanceObserver 'gc' entries) and event-loop delay (sampled every 1 ms)
+ * from now until `stop`: whether a slow answer was the server's own stall.
+ */
+function watchPauses(): { stop(): ServerPauses } {
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  return {
+    stop() {
+      observer.disconnect();
+      delay.disable();
+      const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+      const round = (value: number) => Math.round(value * 10) / 10;
+      return {
+        gcCount: gc.count,
+        gcTotalMs: round(gc.totalMs),
+        gcMaxMs: round(gc.maxMs),
+        loopDelayP99Ms: ms(delay.percentile(99)),
+        loopDelayMaxMs: ms(delay.max),
+      };
+    },
+  };
 }

@@ -9,7 +9,18 @@ export type ToServer =
   | { type: 'start'; id: number; options: unknown }
   | { type: 'profile-start'; id: number }
   | { type: 'profile-stop'; id: number; file: string }
-  | { type: 'memory'; id: number };
+  | { type: 'memory'; id: number }
+  | { type: 'pauses-start'; id: number }
+  | { type: 'pauses-stop'; id: number };
+
+/** What held the server's event loop during a run: its GC pauses and the loop's delay. */
+export interface ServerPauses {
+  gcCount: number;
+  gcTotalMs: number;
+  gcMaxMs: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
 
 /** Server to bench. */
 export type FromServer =

@@ -7,7 +7,7 @@
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { FromServer, ToServer } from './server-process-messages.ts';
+import type { FromServer, ServerPauses, ToServer } from './server-process-messages.ts';
 
 export interface ServerProcess {
   pid: number;
@@ -17,6 +17,8 @@ export interface ServerProcess {
   startCpuProfile(): Promise<void>;
   stopCpuProfile(file: string): Promise<void>;
   memoryUsage(): Promise<NodeJS.MemoryUsage>;
+  /** Starts watching the child's GC pauses and event-loop delay; the returned function stops and reports. */
+  watchPauses(): Promise<() => Promise<ServerPauses>>;
   stop(): Promise<void>;
 }
 
@@ -82,6 +84,10 @@ export async function startServerProcess(entry: URL, nodeFlags: string[], option
     startCpuProfile: async () => void (await ask({ type: 'profile-start' })),
     stopCpuProfile: async (file) => void (await ask({ type: 'profile-stop', file })),
     memoryUsage: async () => ((await ask({ type: 'memory' })) as { value: NodeJS.MemoryUsage }).value,
+    async watchPauses() {
+      await ask({ type: 'pauses-start' });
+      return async () => ((await ask({ type: 'pauses-stop' })) as { value: ServerPauses }).value;
+    },
     stop,
   };
 }
