@@ -252,6 +252,11 @@ try {
       `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms; ` +
         `event-loop delay p99 ${held.loopDelayP99Ms} ms, max ${held.loopDelayMaxMs} ms`,
     );
+    const generator = target.half.generator;
+    log(
+      `         load generator: ${generator.gcCount} GC pauses, ${generator.gcTotalMs} ms in all, longest ${generator.gcMaxMs} ms; ` +
+        `its 1 ms tick ran at worst ${generator.tickLateMaxMs} ms late`,
+    );
   }
 
   // --- the report ------------------------------------------------------------------------
