@@ -14,7 +14,9 @@
  *
  *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000
  *   BENCH_ENDPOINTS=bare,recommend,sbt,healthz,tag (which to load; bare and recommend always)
- *   BENCH_SERVER_NODE_FLAGS="" (Node flags of both server processes)
+ *   BENCH_SERVER_NODE_FLAGS="" (Node flags of both server processes; none by default:
+ *   --single-threaded-gc and larger young generations were tried and did not help the tail,
+ *   docs/benchmarks.md "Servers in child processes")
  *
  * Each server runs in a child process of its own (bench/api-server.ts, bench/bare-server.ts,
  * started by bench/server-process.ts), with the same Node flags: a small, clean heap each,
