@@ -66,12 +66,13 @@ export function createApp(deps: ApiDeps): Express {
   recordEnvelopeCodes(app);
   app.use(cors);
 
-  // The API's endpoints first: the hot paths meet no other route on their way.
+  // The API's endpoints first, on the app's own router: the hot paths meet no other route
+  // and no nested router on their way.
   const before = guards(deps);
-  app.use(recommendRoute(deps, before));
-  app.use(sbtListRoute(deps, before));
-  app.use(tagRoute(deps, before));
-  app.use(authRoutes(deps, before));
+  recommendRoute(deps, before, app.router);
+  sbtListRoute(deps, before, app.router);
+  tagRoute(deps, before, app.router);
+  authRoutes(deps, before, app.router);
 
   app.use(healthRoutes(deps));
   app.get('/metrics', metricsHandler(deps.metrics, deps.config.METRICS_TOKEN));

@@ -150,13 +150,15 @@ export function createServedLists(redis: Redis, queuePrefix: string): ServedList
       const raw = await client.readServedPage(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, count);
       if (raw === null) return undefined;
       const page = decodePage(raw);
+      // Plain loops: this runs for every page, and callbacks and intermediate arrays are garbage.
       const names = new Map<string, { name: string; avatar: string }>();
-      page.ids.forEach((id, i) => {
+      for (let i = 0; i < page.ids.length; i++) {
         const summary = page.p[i];
-        if (summary) names.set(id, { name: summary[1] ?? '', avatar: summary[2] ?? '' });
-      });
+        if (summary) names.set(page.ids[i]!, { name: summary[1] ?? '', avatar: summary[2] ?? '' });
+      }
       // A follow state's low bit is `active` (shared/serving.ts).
-      const following = new Set(page.e.filter((_, i) => Number(page.f[i] ?? 0) % 2 === 1).map((e) => e[0]));
+      const following = new Set<string>();
+      for (let i = 0; i < page.e.length; i++) if (Number(page.f[i] ?? 0) % 2 === 1) following.add(page.e[i]![0]);
       return { entries: page.e, stored: page.n, more: page.m === 1, names, following };
     },
     async exists(snapshotId, profileId) {

@@ -14,23 +14,27 @@
  *
  *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000
  *   BENCH_ENDPOINTS=bare,recommend,sbt,healthz,tag (which to load; bare and recommend always)
+ *   BENCH_SERVER_NODE_FLAGS="" (Node flags of both server processes; none by default:
+ *   --single-threaded-gc and larger young generations were tried and did not help the tail,
+ *   docs/benchmarks.md "Servers in child processes")
  *
- * The load generator (autocannon, in a worker thread of its own) and the servers (the API
- * and the baseline on this process's main thread, ClickHouse, Redis) share the machine's
- * cores: the numbers compare endpoints with each other, they are not a capacity plan.
+ * Each server runs in a child process of its own (bench/api-server.ts, bench/bare-server.ts,
+ * started by bench/server-process.ts), with the same Node flags: a small, clean heap each,
+ * not the heap of this process, which generated and ingested the world, and no share in
+ * this process's GC pauses. This process does the world, the snapshot and the serving copy,
+ * and runs the load generators in worker threads. CPU per request is that of the server's
+ * process (read from /proc), of this process (the load generator) and of Redis.
+ *
+ * The load generator, the servers, ClickHouse and Redis share the machine's cores: the
+ * numbers compare endpoints with each other, they are not a capacity plan.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import express from 'express';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { z } from 'zod';
-import { startApi } from '../api/server.ts';
 import { loadSigningKeys } from '../api/tokens/signing-keys.ts';
 import { generateSigningKeyJwk } from '../shared/signing-key-jwk.ts';
 import { issueUnifiedToken } from '../api/tokens/unified-token.ts';
@@ -49,6 +53,9 @@ import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { formatCpu, startCpuMeter } from './cpu-meter.ts';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
+import type { ApiServerOptions } from './api-server.ts';
+import type { BareServerOptions } from './bare-server.ts';
+import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { benchNetworkKey, measureOneAtATime, prepareTagRequests, prewarmTags, TAG_DOMAINS, tagVerdict } from './tag-bench.ts';
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
@@ -63,6 +70,8 @@ const SNAPSHOT_ID = 1;
 const KINDS: KindName[] = ['profiles', 'follows', 'sbt-mints'];
 /** Which endpoints to load besides bare and recommend, for quicker rounds while profiling. */
 const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'bare,recommend,sbt,healthz,tag').split(',').map((e) => e.trim()));
+/** Node flags of both server processes, the same for the baseline and the API (see the header). */
+const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 20;
 
@@ -74,7 +83,8 @@ const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 const { work, stack, shutdown } = await startBenchStack('bench-api');
 try {
   const signingJwk = await generateSigningKeyJwk('bench');
-  const config = parseConfig({
+  // The API's child process parses the same settings (bench/api-server.ts).
+  const configEnv: Record<string, string> = {
     CLICKHOUSE_URL: stack.clickhouseUrl,
     REDIS_URL: stack.redisUrl,
     CLICKHOUSE_DATABASE: 'bench_api',
@@ -83,7 +93,8 @@ try {
     API_SIGNING_KEYS: JSON.stringify([signingJwk]),
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     TAG_NETWORK_PUBLIC_KEY: benchNetworkKey(),
-  });
+  };
+  const config = parseConfig(configEnv);
   await migrate(config);
   const ch = createClickHouse(config);
   shutdown.add('clickhouse client', () => ch.close());
@@ -146,27 +157,29 @@ try {
   if (tokens.length === 0 || holders.length === 0) throw new Error('no callers or no SBT holders to benchmark with');
 
   // --- the servers -----------------------------------------------------------------------
-  const api = await startApi(config, silentLogger, 0);
-  shutdown.add('api', () => api.close());
+  const api = await startServerProcess(new URL('./api-server.ts', import.meta.url), SERVER_NODE_FLAGS, { env: configEnv } satisfies ApiServerOptions);
+  shutdown.add('api process', () => api.stop());
   const apiUrl = `http://127.0.0.1:${api.port}`;
   const auth = { ApiKey: apiKey.key };
   const bareTarget: Target = {
     key: 'bare',
     name: 'bare express',
     url: '', // set below, once the page it serves is known
+    server: api, // likewise
     requests: [{ method: 'GET', path: '/' }],
   };
   const recommendTarget: Target = {
     key: 'recommend',
     name: `GET /api/v1/recommend?limit=${PAGE}`,
     url: apiUrl,
+    server: api,
     requests: tokens.map((token) => ({
       method: 'GET',
       path: `/api/v1/recommend?limit=${PAGE}`,
       headers: { ...auth, Authorization: `Bearer ${token}` },
     })),
   };
-  const tagTarget: Target = { key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, requests: tagRequests.warm };
+  const tagTarget: Target = { key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, server: api, requests: tagRequests.warm };
   const everyTarget: Target[] = [
     bareTarget,
     recommendTarget,
@@ -174,9 +187,10 @@ try {
       key: 'sbt',
       name: 'GET /api/v1/sbt/list?address=',
       url: apiUrl,
+      server: api,
       requests: holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })),
     },
-    { key: 'healthz', name: 'GET /healthz', url: apiUrl, requests: [{ method: 'GET', path: '/healthz' }] },
+    { key: 'healthz', name: 'GET /healthz', url: apiUrl, server: api, requests: [{ method: 'GET', path: '/healthz' }] },
     tagTarget,
   ];
   const targets = everyTarget.filter((t) => t === bareTarget || t === recommendTarget || ENDPOINTS.has(t.key));
@@ -187,9 +201,10 @@ try {
   if (page.status !== 200 || (page.body as { data?: { list?: unknown[] } }).data?.list?.length !== PAGE) {
     throw new Error(`recommend does not answer a full page: ${page.status} ${page.text.slice(0, 500)}`);
   }
-  const bare = await startBareApp(page.body);
-  shutdown.add('bare express', () => closeServer(bare.server));
+  const bare = await startServerProcess(new URL('./bare-server.ts', import.meta.url), SERVER_NODE_FLAGS, { page: page.body } satisfies BareServerOptions);
+  shutdown.add('bare express process', () => bare.stop());
   bareTarget.url = `http://127.0.0.1:${bare.port}`;
+  bareTarget.server = bare;
   for (const target of targets) {
     const answer = await call(target, 0);
     if (answer.status !== 200) throw new Error(`${target.name}: ${answer.status} ${answer.text.slice(0, 500)}`);
@@ -204,15 +219,17 @@ try {
   log('');
   log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
   log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
-  log(`         (both on this process's main thread, one at a time under load), ClickHouse and Redis: numbers are relative`);
-  log(`heap of this process before the load: ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB used`);
+  log(`         (each in a child process of its own, one at a time under load), ClickHouse and Redis: numbers are relative`);
+  log(`server processes: ${['node', '--import', 'tsx', ...SERVER_NODE_FLAGS].join(' ')} <entry> (the same flags for both)`);
+  const heaps = await Promise.all([api, bare].map(async (s) => Math.round((await s.memoryUsage()).heapUsed / 1e6)));
+  log(`heap used before the load: API process ${heaps[0]} MB, baseline process ${heaps[1]} MB, bench process ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB`);
   log('');
   let broken = 0;
   for (const target of targets) {
     await load(target, WARMUP);
     const suffix = target === recommendTarget ? '' : target === bareTarget ? '.bare' : undefined;
-    const profiling = suffix === undefined ? undefined : await startCpuProfile(suffix, target.name);
-    const meter = await startCpuMeter(cpuRedis);
+    const profiling = suffix === undefined ? undefined : await startCpuProfile(target, suffix);
+    const meter = await startCpuMeter(cpuRedis, target.server);
     target.peak = await load(target, DURATION);
     const cpu = await meter.stop(target.peak.requests.total);
     await profiling?.stop();
@@ -228,9 +245,20 @@ try {
     // tokens have left the API's memo, and the first second would measure 1,000 ES256
     // checks (a restart), not the steady state.
     await paced(target, WARMUP, rate);
+    const pauses = await target.server.watchPauses();
     target.half = await paced(target, DURATION, rate);
+    const held = await pauses();
     broken += await reportFailures(target, { non2xx: target.half.non2xx, errors: target.half.errors, timeouts: 0 });
     log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${target.half.latency.p50} ms, p99 ${target.half.latency.p99} ms`);
+    log(
+      `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms; ` +
+        `event-loop delay p99 ${held.loopDelayP99Ms} ms, max ${held.loopDelayMaxMs} ms`,
+    );
+    const generator = target.half.generator;
+    log(
+      `         load generator: ${generator.gcCount} GC pauses, ${generator.gcTotalMs} ms in all, longest ${generator.gcMaxMs} ms; ` +
+        `its 1 ms tick ran at worst ${generator.tickLateMaxMs} ms late`,
+    );
   }
 
   // --- the report ------------------------------------------------------------------------
@@ -268,23 +296,19 @@ try {
 }
 
 /**
- * BENCH_CPU_PROFILE=<file>: the main thread's CPU profile (the API's and the baseline's
- * thread) during a peak run, for Chrome DevTools or speedscope; `suffix` tells the runs apart.
+ * BENCH_CPU_PROFILE=<file>: the CPU profile of the server process's main thread during a
+ * peak run (taken by the server process itself, bench/server-process-child.ts), for Chrome
+ * DevTools or speedscope; `suffix` tells the runs apart.
  */
-async function startCpuProfile(suffix: string, name: string): Promise<{ stop(): Promise<void> } | undefined> {
+async function startCpuProfile(target: Target, suffix: string): Promise<{ stop(): Promise<void> } | undefined> {
   const base = process.env.BENCH_CPU_PROFILE;
   if (!base) return undefined;
-  const file = `${base}${suffix}`;
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  const file = path.resolve(`${base}${suffix}`);
+  await target.server.startCpuProfile();
   return {
     async stop() {
-      const { profile } = await session.post('Profiler.stop');
-      await writeFile(file, JSON.stringify(profile));
-      session.disconnect();
-      log(`CPU profile of the peak run of ${name}: ${file}`);
+      await target.server.stopCpuProfile(file);
+      log(`CPU profile of the peak run of ${target.name}: ${file}`);
     },
   };
 }
@@ -294,6 +318,8 @@ interface Target {
   key: string;
   name: string;
   url: string;
+  /** The process serving it. */
+  server: ServerProcess;
   requests: autocannon.Request[];
   bytes?: number;
   peak?: autocannon.Result;
@@ -400,27 +426,6 @@ async function settleMerges(ch: ClickHouse): Promise<string> {
     z.object({ table: z.string(), parts: z.coerce.number() }),
   );
   return rows.map((r) => `${r.table} ${r.parts}`).join(', ');
-}
-
-/** The baseline: Express with the API's response settings and one route answering `body`. */
-async function startBareApp(body: unknown): Promise<{ server: Server; port: number }> {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.get('/', (_req, res) => {
-    res.json(body);
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  const address = server.address();
-  return { server, port: typeof address === 'object' && address ? address.port : 0 };
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 /** One run; `rate` (requests/s over all connections) paces it, else it is as fast as it goes. */

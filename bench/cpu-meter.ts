@@ -1,15 +1,18 @@
 /**
- * CPU time spent during a run, per request: this process's main thread (the server under
- * test), the rest of this process (the load generator's thread, GC helpers), and Redis.
- * Throughput on a shared 2-core machine moves with whatever else runs; CPU per request
- * moves much less, so it tells whether a change made a request cheaper.
+ * CPU time spent during a run, per request: the server under test (its own child process,
+ * bench/server-process.ts: its main thread, and its other threads — GC helpers, libuv's
+ * pool, the API's encryption worker), the bench's process (the load generator's thread and
+ * the bench's idle main thread), and Redis. Throughput on a shared 2-core machine moves
+ * with whatever else runs; CPU per request moves much less, so it tells whether a change
+ * made a request cheaper.
  */
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import type { ServerProcess } from './server-process.ts';
 
 export interface CpuPerRequest {
-  mainThreadUs: number;
-  restOfProcessUs: number;
+  serverMainThreadUs: number;
+  serverOtherThreadsUs: number;
+  benchProcessUs: number;
   redisUs: number;
 }
 
@@ -18,37 +21,31 @@ export interface CpuMeter {
   stop(requests: number): Promise<CpuPerRequest>;
 }
 
-export async function startCpuMeter(redis: Redis): Promise<CpuMeter> {
-  const main0 = mainThreadCpuUs();
-  const process0 = processCpuUs();
+export async function startCpuMeter(redis: Redis, server: Pick<ServerProcess, 'cpuUs'>): Promise<CpuMeter> {
+  const server0 = server.cpuUs();
+  const bench0 = benchProcessCpuUs();
   const redis0 = await redisCpuUs(redis);
   return {
     async stop(requests) {
-      const main = mainThreadCpuUs() - main0;
-      const all = processCpuUs() - process0;
+      const serverNow = server.cpuUs();
+      const bench = benchProcessCpuUs() - bench0;
       const redisUs = (await redisCpuUs(redis)) - redis0;
+      const main = serverNow.mainThread - server0.mainThread;
+      const all = serverNow.process - server0.process;
       const per = (us: number) => Math.round(us / Math.max(1, requests));
-      return { mainThreadUs: per(main), restOfProcessUs: per(all - main), redisUs: per(redisUs) };
+      return { serverMainThreadUs: per(main), serverOtherThreadsUs: per(all - main), benchProcessUs: per(bench), redisUs: per(redisUs) };
     },
   };
 }
 
 export function formatCpu(cpu: CpuPerRequest): string {
-  return `CPU per request: main thread ${cpu.mainThreadUs} µs, rest of the process ${cpu.restOfProcessUs} µs, Redis ${cpu.redisUs} µs`;
+  return (
+    `CPU per request: server process main thread ${cpu.serverMainThreadUs} µs, its other threads ${cpu.serverOtherThreadsUs} µs; ` +
+    `bench process (load generator) ${cpu.benchProcessUs} µs; Redis ${cpu.redisUs} µs`
+  );
 }
 
-/** utime + stime of the main thread (its task id is the process id), from /proc. */
-function mainThreadCpuUs(): number {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat(5), counted from the state field (3).
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
-}
-
-/** Linux's USER_HZ, 100 on every architecture Node runs on. */
-const CLOCK_TICKS = 100;
-
-function processCpuUs(): number {
+function benchProcessCpuUs(): number {
   const { user, system } = process.cpuUsage();
   return user + system;
 }

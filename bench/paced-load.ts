@@ -13,6 +13,7 @@
  * Runs in a worker thread of its own, so that it does not share the servers' event loop.
  */
 import http from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 export interface PacedRequest {
@@ -41,6 +42,8 @@ export interface PacedLoadResult {
   errors: number;
   /** Milliseconds from when each request was due to its last byte. */
   latency: { p50: number; p90: number; p99: number; max: number };
+  /** The generator's own stalls, which its latencies include: its GC pauses, and how late its 1 ms tick ran at worst. */
+  generator: { gcCount: number; gcTotalMs: number; gcMaxMs: number; tickLateMaxMs: number };
 }
 
 /** Runs the load in a worker thread and resolves with its result. */
@@ -67,6 +70,17 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   let answered = 0;
   let non2xx = 0;
   let errors = 0;
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  let tickLateMaxMs = 0;
+  let lastTick = performance.now();
   const start = performance.now();
   const dueAt = (i: number) => start + (i * 1000) / options.rate;
 
@@ -99,12 +113,15 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   // those requests' latency still counts from when they were due.
   const ticker = setInterval(() => {
     const now = performance.now();
+    tickLateMaxMs = Math.max(tickLateMaxMs, now - lastTick - 1);
+    lastTick = now;
     while (sent < total && dueAt(sent) <= now) send(sent++);
     if (sent === total) clearInterval(ticker);
   }, 1);
   await finished;
   const elapsedSeconds = (performance.now() - start) / 1000;
   agent.destroy();
+  gcObserver.disconnect();
 
   const sorted = Array.from(latencies).sort((a, b) => a - b);
   const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
@@ -115,6 +132,7 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
     non2xx,
     errors,
     latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) },
+    generator: { gcCount: gc.count, gcTotalMs: round(gc.totalMs), gcMaxMs: round(gc.maxMs), tickLateMaxMs: round(tickLateMaxMs) },
   };
 }
 

@@ -54,8 +54,8 @@ export interface AuthDeps {
   signatureClient?: SignatureVerifierClient | undefined;
 }
 
-export function authRoutes(deps: AuthDeps, before: Guards): Router {
-  const router = Router();
+/** Registers on `router` (see recommendRoute). */
+export function authRoutes(deps: AuthDeps, before: Guards, router: Router = Router()): Router {
 
   router.get('/api/v1/auth/nonce', ...before('auth-nonce'), async (req, res) => {
     parseQuery(z.object({}), req.query);

@@ -65,9 +65,13 @@ export interface RecommendDeps {
   onDemand: OnDemandLists;
 }
 
-export function recommendRoute(deps: RecommendDeps, before: Guards): Router {
+/**
+ * Registers on `router`: the app's own router (app.router) in createApp, so that a request
+ * crosses no nested router on its way to the handler; a new Router by default.
+ */
+export function recommendRoute(deps: RecommendDeps, before: Guards, router: Router = Router()): Router {
   const newestSnapshot = cachedNewestSnapshot(deps.ch, deps.config.SNAPSHOT_CACHE_SECONDS * 1000);
-  return Router().get('/api/v1/recommend', ...before('recommend'), async (req, res) => {
+  return router.get('/api/v1/recommend', ...before('recommend'), async (req, res) => {
     const query = parseQuery(recommendQuery, req.query);
     const caller = res.locals.caller as Caller;
     const admission = admitted(res);
@@ -107,13 +111,16 @@ async function recommendationPage(
   const last = rows.at(-1);
   return {
     cursor: more && last ? deps.cursors.encode({ snapshotId, profileId, afterRank: last.rank }) : '',
-    list: rows.map((r) => ({
-      profileId: r.candidate_id,
-      name: profiles.get(r.candidate_id)?.name ?? '',
-      avatar: profiles.get(r.candidate_id)?.avatar ?? '',
-      recommendReason: reasonText(deps.config, r, profiles),
-      following: following.has(r.candidate_id),
-    })),
+    list: rows.map((r) => {
+      const profile = profiles.get(r.candidate_id);
+      return {
+        profileId: r.candidate_id,
+        name: profile?.name ?? '',
+        avatar: profile?.avatar ?? '',
+        recommendReason: reasonText(deps.config, r, profiles),
+        following: following.has(r.candidate_id),
+      };
+    }),
   };
 }
 

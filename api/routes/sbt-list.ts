@@ -36,8 +36,9 @@ export function oneIdentifier(query: z.output<typeof userIdentifierQuery>): User
   return { kind: 'game', value: parseWith(identifier, query.gamePlatformId, 'gamePlatformId') };
 }
 
-export function sbtListRoute(deps: { ch: ClickHouse }, before: Guards): Router {
-  return Router().get('/api/v1/sbt/list', ...before('sbt-list'), async (req, res) => {
+/** Registers on `router` (see recommendRoute). */
+export function sbtListRoute(deps: { ch: ClickHouse }, before: Guards, router: Router = Router()): Router {
+  return router.get('/api/v1/sbt/list', ...before('sbt-list'), async (req, res) => {
     const user = oneIdentifier(parseQuery(userIdentifierQuery, req.query));
     res.json(success(await sbtsOf(deps.ch, user)));
   });

@@ -62,7 +62,8 @@ interface ProfileOfUser {
 
 const LOOKUP_ENTRIES = 50_000;
 
-export function tagRoute(deps: TagRouteDeps, before: Guards): Router {
+/** Registers on `router` (see recommendRoute). */
+export function tagRoute(deps: TagRouteDeps, before: Guards, router: Router = Router()): Router {
   const newestSnapshot = cachedNewestSnapshot(deps.ch, deps.config.SNAPSHOT_CACHE_SECONDS * 1000);
   const lookups = new ExpiringMemo<ProfileOfUser | null>(LOOKUP_ENTRIES);
   const lookupMs = deps.config.TAG_LOOKUP_CACHE_SECONDS * 1000;
@@ -76,7 +77,7 @@ export function tagRoute(deps: TagRouteDeps, before: Guards): Router {
     return profile;
   }
 
-  return Router().get('/api/v1/tag', ...before('tag'), async (req, res) => {
+  return router.get('/api/v1/tag', ...before('tag'), async (req, res) => {
     const query = parseQuery(tagQuery, req.query);
     const user = oneIdentifier(query);
     const apiKey = res.locals.apiKey as ApiKeyRecord;

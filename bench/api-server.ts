@@ -1,0 +1,21 @@
+/**
+ * The API under `npm run bench:api`, in a child process of its own
+ * (bench/server-process.ts): startApi with the settings the bench sends it (the same
+ * environment-style record the bench parsed its own config from), logging silenced as the
+ * bench always ran it.
+ */
+import { pino } from 'pino';
+import { parseConfig } from '../shared/config.ts';
+import { startApi } from '../api/server.ts';
+import { serveUnderBench } from './server-process-child.ts';
+
+export interface ApiServerOptions {
+  /** Raw settings, as parseConfig takes them from the environment. */
+  env: Record<string, string>;
+}
+
+serveUnderBench(async (options) => {
+  const { env } = options as ApiServerOptions;
+  const api = await startApi(parseConfig(env), pino({ level: 'silent' }), 0);
+  return { port: api.port, close: () => api.close() };
+});

@@ -1,0 +1,117 @@
+/**
+ * The child's side of bench/server-process.ts: waits for the bench's `start` message, starts
+ * the server with its options, reports the port, then answers the bench's requests (CPU
+ * profile, heap size) until it is told to stop (SIGTERM) or the bench goes away.
+ *
+ * Why a child process at all: a server on the bench's own main thread shares its heap with
+ * the world the bench generated and ingested, and its GC pauses and CPU with the bench's
+ * orchestration; in a process of its own each server has a small, clean heap, and the
+ * baseline and the API run under the same conditions.
+ */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
+import type { FromServer, ServerPauses, ToServer } from './server-process-messages.ts';
+
+export interface ServerUnderBench {
+  port: number;
+  close(): Promise<void>;
+}
+
+export function serveUnderBench(start: (options: unknown) => Promise<ServerUnderBench>): void {
+  if (!process.send) throw new Error('a bench server runs as a child of the bench (bench/server-process.ts), with an IPC channel');
+  const send = (message: FromServer) => process.send!(message);
+  let server: ServerUnderBench | undefined;
+  let profiler: Session | undefined;
+  let pauses: { stop(): ServerPauses } | undefined;
+
+  const handle = async (message: ToServer): Promise<void> => {
+    switch (message.type) {
+      case 'start':
+        server = await start(message.options);
+        send({ type: 'listening', id: message.id, port: server.port });
+        return;
+      case 'profile-start':
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+        send({ type: 'done', id: message.id });
+        return;
+      case 'profile-stop': {
+        if (!profiler) throw new Error('no CPU profile running');
+        const { profile } = await profiler.post('Profiler.stop');
+        profiler.disconnect();
+        profiler = undefined;
+        await writeFile(message.file, JSON.stringify(profile));
+        send({ type: 'done', id: message.id });
+        return;
+      }
+      case 'memory':
+        send({ type: 'done', id: message.id, value: process.memoryUsage() });
+        return;
+      case 'pauses-start':
+        pauses = watchPauses();
+        send({ type: 'done', id: message.id });
+        return;
+      case 'pauses-stop': {
+        if (!pauses) throw new Error('no pause watch running');
+        send({ type: 'done', id: message.id, value: pauses.stop() });
+        pauses = undefined;
+        return;
+      }
+    }
+  };
+  process.on('message', (message: ToServer) => {
+    handle(message).catch((error: unknown) => send({ type: 'failed', id: message.id, message: (error as Error).stack ?? String(error) }));
+  });
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await server?.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void stop());
+  // Ctrl-C reaches the whole process group; the bench decides when its servers stop.
+  process.on('SIGINT', () => {});
+  // The bench died without stopping us (killed, crashed): no server outlives it.
+  process.on('disconnect', () => void stop());
+}
+
+/**
+ * GC pauses (PerformanceObserver 'gc' entries) and event-loop delay (sampled every 1 ms)
+ * from now until `stop`: whether a slow answer was the server's own stall.
+ */
+function watchPauses(): { stop(): ServerPauses } {
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  return {
+    stop() {
+      observer.disconnect();
+      delay.disable();
+      const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+      const round = (value: number) => Math.round(value * 10) / 10;
+      return {
+        gcCount: gc.count,
+        gcTotalMs: round(gc.totalMs),
+        gcMaxMs: round(gc.maxMs),
+        loopDelayP99Ms: ms(delay.percentile(99)),
+        loopDelayMaxMs: ms(delay.max),
+      };
+    },
+  };
+}

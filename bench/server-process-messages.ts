@@ -1,0 +1,29 @@
+/**
+ * The messages between the bench and a server it runs in a child process
+ * (bench/server-process.ts on the bench's side, bench/server-process-child.ts on the
+ * server's). Each request carries an id that its reply repeats.
+ */
+
+/** Bench to server. */
+export type ToServer =
+  | { type: 'start'; id: number; options: unknown }
+  | { type: 'profile-start'; id: number }
+  | { type: 'profile-stop'; id: number; file: string }
+  | { type: 'memory'; id: number }
+  | { type: 'pauses-start'; id: number }
+  | { type: 'pauses-stop'; id: number };
+
+/** What held the server's event loop during a run: its GC pauses and the loop's delay. */
+export interface ServerPauses {
+  gcCount: number;
+  gcTotalMs: number;
+  gcMaxMs: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
+
+/** Server to bench. */
+export type FromServer =
+  | { type: 'listening'; id: number; port: number }
+  | { type: 'done'; id: number; value?: unknown }
+  | { type: 'failed'; id: number; message: string };
