@@ -2,10 +2,10 @@
  * A request's rate-limit decision, when its route reads ahead of it.
  *
  * Counting a request is a Redis round trip, and so is a recommend page. Sent one after the
- * other they cost two round trips; sent in the same tick, the Redis client's auto-pipelining
- * carries both in one write and Redis answers both in one reply. So the ApiKey check of such
- * a route only starts the count (`deferAdmission`), and the route awaits `admitted` together
- * with its first read, before it acts on what it read.
+ * other they cost two round trips; sent in the same tick, both are on their way at once and
+ * the request waits for one round trip. So the ApiKey check of such a route only starts the
+ * count (`deferAdmission`), and the route awaits `admitted` together with its first read,
+ * before it acts on what it read.
  *
  * The answer is the same as with the count awaited first: a refused request gets 429 and its
  * RateLimit-* headers whatever else went wrong, because the error handler awaits the

@@ -36,10 +36,11 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   if (!config.REDIS_URL) throw new Error('REDIS_URL is not set and no local stack was started');
   // Requests must not hang on a stalled ClickHouse: a short timeout turns it into a 5xx.
   const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
-  // Auto-pipelining: the commands of every request in flight (rate limit, page) leave in one
-  // write per event-loop turn rather than a write each; under load that is most of the
-  // Redis cost on both sides.
-  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: true });
+  // No auto-pipelining: each command leaves when it is issued, so Redis works on the first
+  // requests of an event-loop turn while the API still handles the rest. Held back for one
+  // write per turn, the API and Redis took turns idling (bench:api, docs/benchmarks.md:
+  // 0.43-0.45 of bare with it, 0.48-0.53 without).
+  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: false });
   // Connection errors surface in the requests that need Redis (as 503); one log line per
   // outage is enough, not one per reconnect attempt.
   let redisDown = false;
