@@ -13,8 +13,8 @@
  * Runs in a worker thread of its own, so that it does not share the servers' event loop.
  */
 import http from 'node:http';
-import { PerformanceObserver } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { watchGcPauses, type GcPauses } from './gc-pauses.ts';
 
 export interface PacedRequest {
   method?: string;
@@ -43,7 +43,7 @@ export interface PacedLoadResult {
   /** Milliseconds from when each request was due to its last byte. */
   latency: { p50: number; p90: number; p99: number; max: number };
   /** The generator's own stalls, which its latencies include: its GC pauses, and how late its 1 ms tick ran at worst. */
-  generator: { gcCount: number; gcTotalMs: number; gcMaxMs: number; tickLateMaxMs: number };
+  generator: GcPauses & { tickLateMaxMs: number };
 }
 
 /** Runs the load in a worker thread and resolves with its result. */
@@ -70,15 +70,7 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   let answered = 0;
   let non2xx = 0;
   let errors = 0;
-  const gc = { count: 0, totalMs: 0, maxMs: 0 };
-  const gcObserver = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      gc.count++;
-      gc.totalMs += entry.duration;
-      gc.maxMs = Math.max(gc.maxMs, entry.duration);
-    }
-  });
-  gcObserver.observe({ entryTypes: ['gc'] });
+  const gc = watchGcPauses();
   let tickLateMaxMs = 0;
   let lastTick = performance.now();
   const start = performance.now();
@@ -121,7 +113,7 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   await finished;
   const elapsedSeconds = (performance.now() - start) / 1000;
   agent.destroy();
-  gcObserver.disconnect();
+  const generatorGc = gc.stop();
 
   const sorted = Array.from(latencies).sort((a, b) => a - b);
   const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
@@ -132,7 +124,7 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
     non2xx,
     errors,
     latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) },
-    generator: { gcCount: gc.count, gcTotalMs: round(gc.totalMs), gcMaxMs: round(gc.maxMs), tickLateMaxMs: round(tickLateMaxMs) },
+    generator: { ...generatorGc, tickLateMaxMs: round(tickLateMaxMs) },
   };
 }
 

@@ -10,7 +10,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { watchGcPauses } from './gc-pauses.ts';
 import type { FromServer, ServerPauses, ToServer } from './server-process-messages.ts';
 
 export interface ServerUnderBench {
@@ -88,27 +89,15 @@ export function serveUnderBench(start: (options: unknown) => Promise<ServerUnder
  * from now until `stop`: whether a slow answer was the server's own stall.
  */
 function watchPauses(): { stop(): ServerPauses } {
-  const gc = { count: 0, totalMs: 0, maxMs: 0 };
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      gc.count++;
-      gc.totalMs += entry.duration;
-      gc.maxMs = Math.max(gc.maxMs, entry.duration);
-    }
-  });
-  observer.observe({ entryTypes: ['gc'] });
+  const gc = watchGcPauses();
   const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   return {
     stop() {
-      observer.disconnect();
       delay.disable();
       const ms = (ns: number) => Math.round(ns / 1e5) / 10;
-      const round = (value: number) => Math.round(value * 10) / 10;
       return {
-        gcCount: gc.count,
-        gcTotalMs: round(gc.totalMs),
-        gcMaxMs: round(gc.maxMs),
+        ...gc.stop(),
         loopDelayP99Ms: ms(delay.percentile(99)),
         loopDelayMaxMs: ms(delay.max),
       };

@@ -3,6 +3,7 @@
  * (bench/server-process.ts on the bench's side, bench/server-process-child.ts on the
  * server's). Each request carries an id that its reply repeats.
  */
+import type { GcPauses } from './gc-pauses.ts';
 
 /** Bench to server. */
 export type ToServer =
@@ -14,10 +15,7 @@ export type ToServer =
   | { type: 'pauses-stop'; id: number };
 
 /** What held the server's event loop during a run: its GC pauses and the loop's delay. */
-export interface ServerPauses {
-  gcCount: number;
-  gcTotalMs: number;
-  gcMaxMs: number;
+export interface ServerPauses extends GcPauses {
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
 }
