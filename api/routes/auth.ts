@@ -6,7 +6,7 @@
  *   POST /api/v1/auth                -> I-Authorization: Bearer <address token> -> 7-day unified token
  */
 import { createHash } from 'node:crypto';
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../shared/api-keys.ts';
@@ -55,8 +55,7 @@ export interface AuthDeps {
 }
 
 /** Registers on `router` (see recommendRoute). */
-export function authRoutes(deps: AuthDeps, before: Guards, router: Router = Router()): Router {
-
+export function authRoutes(deps: AuthDeps, before: Guards, router: Router): Router {
   router.get('/api/v1/auth/nonce', ...before('auth-nonce'), async (req, res) => {
     parseQuery(z.object({}), req.query);
     res.json(success({ nonce: await deps.nonces.issue(), expiresIn: deps.config.SIWE_NONCE_TTL_SECONDS }));

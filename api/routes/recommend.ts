@@ -1,5 +1,5 @@
 /** GET /api/v1/recommend: one page of the caller's recommendations. */
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import { chainName, type Config } from '../../shared/config.ts';
@@ -67,9 +67,9 @@ export interface RecommendDeps {
 
 /**
  * Registers on `router`: the app's own router (app.router) in createApp, so that a request
- * crosses no nested router on its way to the handler; a new Router by default.
+ * crosses no nested router on its way to the handler.
  */
-export function recommendRoute(deps: RecommendDeps, before: Guards, router: Router = Router()): Router {
+export function recommendRoute(deps: RecommendDeps, before: Guards, router: Router): Router {
   const newestSnapshot = cachedNewestSnapshot(deps.ch, deps.config.SNAPSHOT_CACHE_SECONDS * 1000);
   return router.get('/api/v1/recommend', ...before('recommend'), async (req, res) => {
     const query = parseQuery(recommendQuery, req.query);

@@ -1,5 +1,5 @@
 /** GET /api/v1/sbt/list: the SBTs a user holds, by address, social handle or game-platform id. */
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
@@ -37,7 +37,7 @@ export function oneIdentifier(query: z.output<typeof userIdentifierQuery>): User
 }
 
 /** Registers on `router` (see recommendRoute). */
-export function sbtListRoute(deps: { ch: ClickHouse }, before: Guards, router: Router = Router()): Router {
+export function sbtListRoute(deps: { ch: ClickHouse }, before: Guards, router: Router): Router {
   return router.get('/api/v1/sbt/list', ...before('sbt-list'), async (req, res) => {
     const user = oneIdentifier(parseQuery(userIdentifierQuery, req.query));
     res.json(success(await sbtsOf(deps.ch, user)));

@@ -7,7 +7,7 @@
  * the user asked about (403 otherwise, whoever else it is); then the ciphertext, from the
  * cache or computed off the event loop.
  */
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import type { ApiKeyRecord } from '../../shared/api-keys.ts';
@@ -63,7 +63,7 @@ interface ProfileOfUser {
 const LOOKUP_ENTRIES = 50_000;
 
 /** Registers on `router` (see recommendRoute). */
-export function tagRoute(deps: TagRouteDeps, before: Guards, router: Router = Router()): Router {
+export function tagRoute(deps: TagRouteDeps, before: Guards, router: Router): Router {
   const newestSnapshot = cachedNewestSnapshot(deps.ch, deps.config.SNAPSHOT_CACHE_SECONDS * 1000);
   const lookups = new ExpiringMemo<ProfileOfUser | null>(LOOKUP_ENTRIES);
   const lookupMs = deps.config.TAG_LOOKUP_CACHE_SECONDS * 1000;

@@ -68,8 +68,8 @@ async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, 
     sql`SELECT profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`,
     z.object({ profile_id: z.string() }),
   );
-  const everyMember = members.map((m) => m.profile_id);
-  await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, everyMember, materializeQuerySettings(config));
+  const settings = materializeQuerySettings(config);
+  await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, members.map((m) => m.profile_id), settings);
   return { ...result, computeSeconds: (computed - started) / 1000, publishSeconds: (performance.now() - computed) / 1000 };
 }
 

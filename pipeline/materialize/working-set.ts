@@ -31,7 +31,7 @@ import {
  * is written once those are. Two chains run side by side: the follow graph's
  * (mat_follow_edges .. mat_fof_back) and the chain and NFT inputs'.
  */
-const READS = {
+export const WORKING_SET_READS = {
   mat_profiles: [],
   mat_addresses: ['mat_profiles'],
   mat_follow_edges: ['mat_profiles'],
@@ -48,13 +48,8 @@ const READS = {
   mat_collection_candidates: ['mat_collection_holders', 'mat_follow_edges'],
 } as const satisfies Record<string, readonly string[]>;
 
-export type WorkingTable = keyof typeof READS;
-export const WORKING_TABLES = Object.keys(READS) as WorkingTable[];
-
-/** What the statement writing `table` reads of the working set (tested against its SQL). */
-export function workingSetReads(table: WorkingTable): readonly WorkingTable[] {
-  return READS[table];
-}
+export type WorkingTable = keyof typeof WORKING_SET_READS;
+export const WORKING_TABLES = Object.keys(WORKING_SET_READS) as WorkingTable[];
 
 export interface WorkingSetSummary {
   profiles: number;
@@ -74,7 +69,7 @@ export async function buildWorkingSet(
   await dropSnapshotPartitions(ch, WORKING_TABLES, snapshotId);
   const asOf = await newestActivityTime(ch);
   const statements = workingSetStatements(snapshotId, params, asOf);
-  await runInDependencyOrder(READS, concurrency, async (table) => {
+  await runInDependencyOrder(WORKING_SET_READS, concurrency, async (table) => {
     onStep(table);
     await ch.command(statements[table], settings);
   });

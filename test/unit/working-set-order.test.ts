@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runInDependencyOrder } from '../../pipeline/materialize/dependency-order.ts';
 import { scoringParams } from '../../pipeline/materialize/scoring.ts';
-import { WORKING_TABLES, workingSetReads, workingSetStatements } from '../../pipeline/materialize/working-set.ts';
+import { WORKING_SET_READS, WORKING_TABLES, workingSetStatements } from '../../pipeline/materialize/working-set.ts';
 import { parseConfig } from '../../shared/config.ts';
 
 /** A step that records when it starts and ends, finishing when `release(step)` is called. */
@@ -88,6 +88,6 @@ describe('the working set', () => {
     const mentioned = new Set(statements[table].text.match(/\bmat_[a-z_]+/g) ?? []);
     mentioned.delete(table);
     const others = [...mentioned].filter((t) => (WORKING_TABLES as string[]).includes(t));
-    expect(others.sort()).toEqual([...workingSetReads(table)].sort());
+    expect(others.sort()).toEqual([...WORKING_SET_READS[table]].sort());
   });
 });
