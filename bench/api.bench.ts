@@ -9,10 +9,15 @@
  * BENCH_CONNECTIONS connections (autocannon, no pipelining); then bare, recommend and tag
  * again at half of their own measured peak, evenly spaced (bench/paced-load.ts, open loop,
  * at most BENCH_CONNECTIONS in flight, after the same warm-up), for their latency under a
- * load they can carry. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's peak run,
+ * load they can carry. Bare and recommend run in BENCH_ROUNDS rounds, back to back within
+ * each (peak, peak, half, half), and the verdicts take the median round: this machine's
+ * speed drifts by tens of percent within a minute. Each half-peak run also reports what
+ * might explain its tail: the server's GC and event-loop delay, the load generator's own
+ * stalls, Redis's latency monitor, and the server's 100 ms windows around the slowest
+ * stretches. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's first peak run,
  * and <file>.bare that of the baseline's, to compare where each spends its time.
  *
- *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000
+ *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000  BENCH_ROUNDS=3
  *   BENCH_ENDPOINTS=bare,recommend,sbt,healthz,tag (which to load; bare and recommend always)
  *   BENCH_SERVER_NODE_FLAGS="" (Node flags of both server processes; none by default:
  *   --single-threaded-gc and larger young generations were tried and did not help the tail,
@@ -55,6 +60,8 @@ import { formatCpu, startCpuMeter } from './cpu-meter.ts';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
 import type { ApiServerOptions } from './api-server.ts';
 import type { BareServerOptions } from './bare-server.ts';
+import { formatRedisStalls, settlePersistence, watchRedisStalls } from './redis-stalls.ts';
+import type { ServerWindow } from './server-process-messages.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { benchNetworkKey, measureOneAtATime, prepareTagRequests, prewarmTags, TAG_DOMAINS, tagVerdict } from './tag-bench.ts';
 
@@ -72,6 +79,8 @@ const KINDS: KindName[] = ['profiles', 'follows', 'sbt-mints'];
 const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'bare,recommend,sbt,healthz,tag').split(',').map((e) => e.trim()));
 /** Node flags of both server processes, the same for the baseline and the API (see the header). */
 const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+/** Rounds of bare and recommend, back to back; the verdicts take the median (see the load). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 20;
 
@@ -167,6 +176,8 @@ try {
     url: '', // set below, once the page it serves is known
     server: api, // likewise
     requests: [{ method: 'GET', path: '/' }],
+    peaks: [],
+    halves: [],
   };
   const recommendTarget: Target = {
     key: 'recommend',
@@ -178,8 +189,10 @@ try {
       path: `/api/v1/recommend?limit=${PAGE}`,
       headers: { ...auth, Authorization: `Bearer ${token}` },
     })),
+    peaks: [],
+    halves: [],
   };
-  const tagTarget: Target = { key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, server: api, requests: tagRequests.warm };
+  const tagTarget: Target = { key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, server: api, requests: tagRequests.warm, peaks: [], halves: [] };
   const everyTarget: Target[] = [
     bareTarget,
     recommendTarget,
@@ -189,8 +202,10 @@ try {
       url: apiUrl,
       server: api,
       requests: holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })),
+      peaks: [],
+      halves: [],
     },
-    { key: 'healthz', name: 'GET /healthz', url: apiUrl, server: api, requests: [{ method: 'GET', path: '/healthz' }] },
+    { key: 'healthz', name: 'GET /healthz', url: apiUrl, server: api, requests: [{ method: 'GET', path: '/healthz' }], peaks: [], halves: [] },
     tagTarget,
   ];
   const targets = everyTarget.filter((t) => t === bareTarget || t === recommendTarget || ENDPOINTS.has(t.key));
@@ -216,6 +231,7 @@ try {
   const cpuRedis = new Redis(stack.redisUrl, { lazyConnect: false });
   shutdown.add('cpu meter redis client', async () => void (await cpuRedis.quit()));
   if (loadTags) await prewarmTags(apiUrl, tagRequests.warm);
+  log(`[${elapsed()}] Redis's AOF rewrite after loading the serving copy: waited ${((await settlePersistence(cpuRedis)) / 1000).toFixed(1)} s for it to end`);
   log('');
   log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
   log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
@@ -225,65 +241,107 @@ try {
   log(`heap used before the load: API process ${heaps[0]} MB, baseline process ${heaps[1]} MB, bench process ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB`);
   log('');
   let broken = 0;
-  for (const target of targets) {
+  /** A peak run: as fast as it goes, after a warm-up. `profileSuffix` names its CPU profile. */
+  const peakRun = async (target: Target, profileSuffix?: string) => {
     await load(target, WARMUP);
-    const suffix = target === recommendTarget ? '' : target === bareTarget ? '.bare' : undefined;
-    const profiling = suffix === undefined ? undefined : await startCpuProfile(target, suffix);
+    const profiling = profileSuffix === undefined ? undefined : await startCpuProfile(target, profileSuffix);
     const meter = await startCpuMeter(cpuRedis, target.server);
-    target.peak = await load(target, DURATION);
-    const cpu = await meter.stop(target.peak.requests.total);
+    const peak = await load(target, DURATION);
+    const cpu = await meter.stop(peak.requests.total);
     await profiling?.stop();
-    broken += await reportFailures(target, target.peak);
-    log(`[${elapsed()}] ${target.name}: ${Math.round(target.peak.requests.average)} req/s, p50 ${target.peak.latency.p50} ms, p99 ${target.peak.latency.p99} ms`);
+    broken += await reportFailures(target, peak);
+    log(`[${elapsed()}] ${target.name}: ${Math.round(peak.requests.average)} req/s, p50 ${peak.latency.p50} ms, p99 ${peak.latency.p99} ms`);
     log(`         ${formatCpu(cpu)}`);
-  }
-  const coldTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.cold, 40) : undefined;
-  const warmTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.warm, 1_000) : undefined;
-  for (const target of targets.filter((t) => t === bareTarget || t === recommendTarget || t === tagTarget)) {
-    const rate = Math.max(1, Math.floor(target.peak!.requests.average / 2));
+    target.peaks.push(peak);
+  };
+  /** A run at half of `peak`'s rate, evenly spaced, after a warm-up at that rate. */
+  const halfPeakRun = async (target: Target, peak: autocannon.Result) => {
+    const rate = Math.max(1, Math.floor(peak.requests.average / 2));
     // Warmed up like the peak run: after a minute without traffic, the callers' verified
     // tokens have left the API's memo, and the first second would measure 1,000 ES256
     // checks (a restart), not the steady state.
     await paced(target, WARMUP, rate);
     const pauses = await target.server.watchPauses();
-    target.half = await paced(target, DURATION, rate);
+    const redisStalls = await watchRedisStalls(cpuRedis);
+    const half = await paced(target, DURATION, rate);
     const held = await pauses();
-    broken += await reportFailures(target, { non2xx: target.half.non2xx, errors: target.half.errors, timeouts: 0 });
-    log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${target.half.latency.p50} ms, p99 ${target.half.latency.p99} ms`);
+    const redisHeld = await redisStalls();
+    broken += await reportFailures(target, { non2xx: half.non2xx, errors: half.errors, timeouts: 0 });
+    log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${half.latency.p50} ms, p99 ${half.latency.p99} ms`);
     log(
       `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms; ` +
         `event-loop delay p99 ${held.loopDelayP99Ms} ms, max ${held.loopDelayMaxMs} ms`,
     );
-    const generator = target.half.generator;
     log(
-      `         load generator: ${generator.gcCount} GC pauses, ${generator.gcTotalMs} ms in all, longest ${generator.gcMaxMs} ms; ` +
-        `its 1 ms tick ran at worst ${generator.tickLateMaxMs} ms late`,
+      `         load generator: ${half.generator.gcCount} GC pauses, ${half.generator.gcTotalMs} ms in all, longest ${half.generator.gcMaxMs} ms; ` +
+        `its 1 ms tick ran at worst ${half.generator.tickLateMaxMs} ms late`,
     );
+    log(`         ${formatRedisStalls(redisHeld)}`);
+    const stretches = half.slowestStretches.map((s) => `${s.atSeconds} s (${s.slow} over ${TARGET_P99_MS} ms, max ${s.maxMs} ms)`);
+    log(`         slowest 100 ms stretches of the run: ${stretches.join(', ')}`);
+    for (const line of serverDuringSlowStretches(half, held.windows)) log(`           ${line}`);
+    target.halves.push(half);
+  };
+
+  // The targets' ratio is taken round by round, each round running the baseline and
+  // recommend back to back: this machine's speed drifts by tens of percent within a minute
+  // (other tenants), and runs minutes apart would compare two different machines.
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round} of ${ROUNDS}`);
+    await peakRun(bareTarget, round === 1 ? '.bare' : undefined);
+    await peakRun(recommendTarget, round === 1 ? '' : undefined);
+    await halfPeakRun(bareTarget, bareTarget.peaks.at(-1)!);
+    await halfPeakRun(recommendTarget, recommendTarget.peaks.at(-1)!);
   }
+  for (const target of targets.filter((t) => t !== bareTarget && t !== recommendTarget)) await peakRun(target);
+  const coldTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.cold, 40) : undefined;
+  const warmTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.warm, 1_000) : undefined;
+  if (loadTags) await halfPeakRun(tagTarget, tagTarget.peaks[0]!);
 
   // --- the report ------------------------------------------------------------------------
   log('');
   log(`soulgraph API benchmark: ${profileCount} profiles, ${RECOMMENDATIONS_PER_PROFILE} recommendations each, ${tokens.length} callers, ${holders.length} SBT holders`);
   log(`load generator and servers share ${os.cpus().length} cores; ${CONNECTIONS} connections, pipelining 1, ${DURATION} s per run after a ${WARMUP} s warm-up`);
   log('');
+  const ratios = bareTarget.peaks.map((bare, i) => recommendTarget.peaks[i]!.requests.average / bare.requests.average);
+  const medianRound = medianIndex(ratios);
   const header = ['endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'half-peak req/s', 'p50 ms @half', 'p99 ms @half', 'non-2xx'];
-  const rows = targets.map((t) => [
-    t.name,
-    String(t.bytes ?? ''),
-    String(Math.round(t.peak!.requests.average)),
-    String(t.peak!.latency.p50),
-    String(t.peak!.latency.p99),
-    t.half ? String(t.half.achievedRate) : '-',
-    t.half ? String(t.half.latency.p50) : '-',
-    t.half ? String(t.half.latency.p99) : '-',
-    String(t.peak!.non2xx + (t.half?.non2xx ?? 0) + t.peak!.errors + (t.half?.errors ?? 0)),
-  ]);
+  const rows = targets.map((t) => {
+    // The round with the median ratio stands for bare and recommend; the others ran once.
+    const peak = t.peaks[t.peaks.length > 1 ? medianRound : 0]!;
+    const half = t.halves[t.halves.length > 1 ? medianRound : 0];
+    const failed = [...t.peaks, ...t.halves].reduce((n, r) => n + r.non2xx + r.errors, 0);
+    return [
+      t.name,
+      String(t.bytes ?? ''),
+      String(Math.round(peak.requests.average)),
+      String(peak.latency.p50),
+      String(peak.latency.p99),
+      half ? String(half.achievedRate) : '-',
+      half ? String(half.latency.p50) : '-',
+      half ? String(half.latency.p99) : '-',
+      String(failed),
+    ];
+  });
   for (const line of table([header, ...rows])) log(line);
   log('');
-  const ratio = recommendTarget.peak!.requests.average / bareTarget.peak!.requests.average;
-  const p99 = recommendTarget.half!.latency.p99;
-  log(`recommend req/s / bare req/s          ${ratio.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`);
-  log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}`);
+  log(`bare and recommend, round by round (the table shows round ${medianRound + 1}, the median ratio):`);
+  const roundRows = ratios.map((ratio, i) => [
+    String(i + 1),
+    String(Math.round(bareTarget.peaks[i]!.requests.average)),
+    String(Math.round(recommendTarget.peaks[i]!.requests.average)),
+    ratio.toFixed(3),
+    String(bareTarget.halves[i]!.latency.p99),
+    String(recommendTarget.halves[i]!.latency.p99),
+  ]);
+  for (const line of table([['round', 'bare req/s', 'recommend req/s', 'ratio', 'bare p99 ms @half', 'recommend p99 ms @half'], ...roundRows])) log(`  ${line}`);
+  log('');
+  const ratio = ratios[medianRound]!;
+  const p99s = recommendTarget.halves.map((h) => h.latency.p99);
+  const p99 = p99s[medianIndex(p99s)]!;
+  const over = ROUNDS > 1 ? `median of ${ROUNDS} rounds` : 'one round';
+  log(`recommend req/s / bare req/s          ${ratio.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}  (${over})`);
+  log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}  (${over})`);
   if (warmTags && coldTags) for (const line of tagVerdict(warmTags, coldTags)) log(line);
   log('(at half peak: requests evenly spaced at that rate, each latency measured from when the request was due)');
   if (broken > 0) {
@@ -322,8 +380,9 @@ interface Target {
   server: ServerProcess;
   requests: autocannon.Request[];
   bytes?: number;
-  peak?: autocannon.Result;
-  half?: PacedLoadResult;
+  /** Its peak runs, one per round for bare and recommend. */
+  peaks: autocannon.Result[];
+  halves: PacedLoadResult[];
 }
 
 /**
@@ -446,7 +505,7 @@ function load(target: Target, seconds: number, rate?: number): Promise<autocanno
 /** The same target at a fixed rate, evenly spaced (bench/paced-load.ts). */
 function paced(target: Target, seconds: number, rate: number): Promise<PacedLoadResult> {
   const requests = target.requests.map((r) => ({ method: r.method ?? 'GET', path: r.path ?? '/', headers: r.headers ?? {} }));
-  return pacedLoad({ url: target.url, requests, rate, seconds, sockets: CONNECTIONS });
+  return pacedLoad({ url: target.url, requests, rate, seconds, sockets: CONNECTIONS, slowMs: TARGET_P99_MS });
 }
 
 /** Non-2xx answers and socket errors of a run, with a sample answer; returns how many. */
@@ -483,4 +542,28 @@ function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)];
+}
+
+/** The index of the median value (the lower middle one when there are evenly many). */
+function medianIndex(values: number[]): number {
+  const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
+  return order[Math.floor((order.length - 1) / 2)]![1];
+}
+
+/**
+ * What the server did around each of the run's slow stretches (from 200 ms before to 200 ms
+ * after), 100 ms at a time: busy = event-loop utilization, cpu = its process's share of a
+ * core, gc = GC pause ms, late = how late its 100 ms timer fired. A busy loop means the
+ * server had more to do than it could; a late timer with an idle loop and little CPU means
+ * it was not given a core.
+ */
+function serverDuringSlowStretches(half: PacedLoadResult, windows: ServerWindow[]): string[] {
+  return half.slowestStretches
+    .filter((stretch) => stretch.slow > 0)
+    .map((stretch) => {
+      const from = half.startedAtEpochMs + stretch.atSeconds * 1000;
+      const around = windows.filter((w) => w.endEpochMs > from - 200 && w.endEpochMs <= from + 300);
+      const shown = around.map((w) => `${w.busyPct}/${w.cpuPct}/${w.gcMs}/${w.lateMs}`).join('  ');
+      return `at ${stretch.atSeconds} s, server busy%/cpu%/gc ms/late ms per 100 ms: ${shown}`;
+    });
 }

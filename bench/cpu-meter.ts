@@ -14,6 +14,8 @@ export interface CpuPerRequest {
   serverOtherThreadsUs: number;
   benchProcessUs: number;
   redisUs: number;
+  /** Read events Redis processed per request: how many trips to Redis a request costs. */
+  redisReads: number;
 }
 
 export interface CpuMeter {
@@ -25,15 +27,24 @@ export async function startCpuMeter(redis: Redis, server: Pick<ServerProcess, 'c
   const server0 = server.cpuUs();
   const bench0 = benchProcessCpuUs();
   const redis0 = await redisCpuUs(redis);
+  const reads0 = await redisReads(redis);
   return {
     async stop(requests) {
       const serverNow = server.cpuUs();
       const bench = benchProcessCpuUs() - bench0;
       const redisUs = (await redisCpuUs(redis)) - redis0;
+      // Less the meter's own INFO calls.
+      const reads = (await redisReads(redis)) - reads0 - 2;
       const main = serverNow.mainThread - server0.mainThread;
       const all = serverNow.process - server0.process;
       const per = (us: number) => Math.round(us / Math.max(1, requests));
-      return { serverMainThreadUs: per(main), serverOtherThreadsUs: per(all - main), benchProcessUs: per(bench), redisUs: per(redisUs) };
+      return {
+        serverMainThreadUs: per(main),
+        serverOtherThreadsUs: per(all - main),
+        benchProcessUs: per(bench),
+        redisUs: per(redisUs),
+        redisReads: Math.round((reads / Math.max(1, requests)) * 100) / 100,
+      };
     },
   };
 }
@@ -41,7 +52,7 @@ export async function startCpuMeter(redis: Redis, server: Pick<ServerProcess, 'c
 export function formatCpu(cpu: CpuPerRequest): string {
   return (
     `CPU per request: server process main thread ${cpu.serverMainThreadUs} µs, its other threads ${cpu.serverOtherThreadsUs} µs; ` +
-    `bench process (load generator) ${cpu.benchProcessUs} µs; Redis ${cpu.redisUs} µs`
+    `bench process (load generator) ${cpu.benchProcessUs} µs; Redis ${cpu.redisUs} µs, ${cpu.redisReads} reads`
   );
 }
 
@@ -54,4 +65,9 @@ async function redisCpuUs(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
   return (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1_000_000;
+}
+
+async function redisReads(redis: Redis): Promise<number> {
+  const info = await redis.info('stats');
+  return Number(/^total_reads_processed:(\d+)/m.exec(info)?.[1] ?? NaN);
 }

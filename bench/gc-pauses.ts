@@ -11,7 +11,7 @@ export interface GcPauses {
   gcMaxMs: number;
 }
 
-export function watchGcPauses(): { stop(): GcPauses } {
+export function watchGcPauses(): { stop(): GcPauses; totalMsSoFar(): number } {
   let count = 0;
   let totalMs = 0;
   let maxMs = 0;
@@ -25,6 +25,8 @@ export function watchGcPauses(): { stop(): GcPauses } {
   observer.observe({ entryTypes: ['gc'] });
   const round = (value: number) => Math.round(value * 10) / 10;
   return {
+    /** Pauses are reported after they end, in a later turn: a window may see one late. */
+    totalMsSoFar: () => totalMs,
     stop() {
       observer.disconnect();
       return { gcCount: count, gcTotalMs: round(totalMs), gcMaxMs: round(maxMs) };

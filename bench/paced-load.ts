@@ -31,6 +31,8 @@ export interface PacedLoadOptions {
   seconds: number;
   /** Most requests in flight at once (keep-alive sockets). */
   sockets: number;
+  /** A latency above this counts a request as slow in `slowestStretches` (default 20). */
+  slowMs?: number;
 }
 
 export interface PacedLoadResult {
@@ -44,6 +46,18 @@ export interface PacedLoadResult {
   latency: { p50: number; p90: number; p99: number; max: number };
   /** The generator's own stalls, which its latencies include: its GC pauses, and how late its 1 ms tick ran at worst. */
   generator: GcPauses & { tickLateMaxMs: number };
+  /** When the first request was due (ms since the epoch), to line the run up with other clocks. */
+  startedAtEpochMs: number;
+  /** The 100 ms stretches whose requests waited longest: where the tail comes from. */
+  slowestStretches: SlowStretch[];
+}
+
+export interface SlowStretch {
+  /** Seconds from the start of the run to the start of the stretch. */
+  atSeconds: number;
+  /** Requests due in it that took longer than `slowMs`. */
+  slow: number;
+  maxMs: number;
 }
 
 /** Runs the load in a worker thread and resolves with its result. */
@@ -74,6 +88,7 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   let tickLateMaxMs = 0;
   let lastTick = performance.now();
   const start = performance.now();
+  const startedAtEpochMs = Math.round(performance.timeOrigin + start);
   const dueAt = (i: number) => start + (i * 1000) / options.rate;
 
   const send = (i: number) => {
@@ -125,7 +140,31 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
     errors,
     latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) },
     generator: { ...generatorGc, tickLateMaxMs: round(tickLateMaxMs) },
+    startedAtEpochMs,
+    slowestStretches: slowestStretches(latencies, options.rate, options.slowMs ?? 20),
   };
+}
+
+const STRETCH_SECONDS = 0.1;
+
+/** The five 100 ms stretches of due time with the longest waits, in the order they came. */
+function slowestStretches(latencies: Float64Array, rate: number, slowMs: number): SlowStretch[] {
+  const perStretch = Math.max(1, Math.round(rate * STRETCH_SECONDS));
+  const stretches: SlowStretch[] = [];
+  for (let from = 0; from < latencies.length; from += perStretch) {
+    let slow = 0;
+    let maxMs = 0;
+    for (let i = from; i < Math.min(from + perStretch, latencies.length); i++) {
+      const latency = latencies[i]!;
+      if (latency > slowMs) slow++;
+      if (latency > maxMs) maxMs = latency;
+    }
+    stretches.push({ atSeconds: round(from / rate), slow, maxMs: round(maxMs) });
+  }
+  return stretches
+    .sort((a, b) => b.maxMs - a.maxMs)
+    .slice(0, 5)
+    .sort((a, b) => a.atSeconds - b.atSeconds);
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;

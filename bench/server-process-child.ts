@@ -8,11 +8,12 @@
  * orchestration; in a process of its own each server has a small, clean heap, and the
  * baseline and the API run under the same conditions.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { watchGcPauses } from './gc-pauses.ts';
-import type { FromServer, ServerPauses, ToServer } from './server-process-messages.ts';
+import type { FromServer, ServerPauses, ServerWindow, ToServer } from './server-process-messages.ts';
 
 export interface ServerUnderBench {
   port: number;
@@ -44,6 +45,7 @@ export function serveUnderBench(start: (options: unknown) => Promise<ServerUnder
         const { profile } = await profiler.post('Profiler.stop');
         profiler.disconnect();
         profiler = undefined;
+        await mkdir(dirname(message.file), { recursive: true });
         await writeFile(message.file, JSON.stringify(profile));
         send({ type: 'done', id: message.id });
         return;
@@ -92,6 +94,7 @@ function watchPauses(): { stop(): ServerPauses } {
   const gc = watchGcPauses();
   const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  const windows = watchWindows(gc);
   return {
     stop() {
       delay.disable();
@@ -100,7 +103,41 @@ function watchPauses(): { stop(): ServerPauses } {
         ...gc.stop(),
         loopDelayP99Ms: ms(delay.percentile(99)),
         loopDelayMaxMs: ms(delay.max),
+        windows: windows.stop(),
       };
+    },
+  };
+}
+
+const WINDOW_MS = 100;
+
+/** The run in 100 ms windows: event-loop utilization, CPU share, GC and how late the window's timer fired. */
+function watchWindows(gc: { totalMsSoFar(): number }): { stop(): ServerWindow[] } {
+  const windows: ServerWindow[] = [];
+  let due = performance.now() + WINDOW_MS;
+  let elu = performance.eventLoopUtilization();
+  let cpu = process.cpuUsage();
+  let gcMs = gc.totalMsSoFar();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const eluNow = performance.eventLoopUtilization();
+    const cpuNow = process.cpuUsage();
+    const gcNow = gc.totalMsSoFar();
+    const elapsedMs = WINDOW_MS + Math.max(0, now - due);
+    const round = (value: number) => Math.round(value * 10) / 10;
+    windows.push({
+      endEpochMs: Math.round(performance.timeOrigin + now),
+      busyPct: Math.round(performance.eventLoopUtilization(eluNow, elu).utilization * 100),
+      cpuPct: Math.round(((cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000 / elapsedMs) * 100),
+      gcMs: round(gcNow - gcMs),
+      lateMs: round(Math.max(0, now - due)),
+    });
+    [elu, cpu, gcMs, due] = [eluNow, cpuNow, gcNow, now + WINDOW_MS];
+  }, WINDOW_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      return windows;
     },
   };
 }

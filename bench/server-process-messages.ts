@@ -18,6 +18,22 @@ export type ToServer =
 export interface ServerPauses extends GcPauses {
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /** The run in 100 ms windows, to line up with the load generator's slowest stretches. */
+  windows: ServerWindow[];
+}
+
+/** What the server did in one 100 ms window. */
+export interface ServerWindow {
+  /** When the window ended (ms since the epoch). */
+  endEpochMs: number;
+  /** Share of the window the event loop was busy (event-loop utilization), in %. */
+  busyPct: number;
+  /** Share of the window the process had a core (all its threads), in %. */
+  cpuPct: number;
+  /** GC pauses that ended in the window, ms in all. */
+  gcMs: number;
+  /** How late the window's own timer fired: the longest the loop could not turn. */
+  lateMs: number;
 }
 
 /** Server to bench. */
