@@ -15,10 +15,14 @@
  * might explain its tail: the server's GC and event-loop delay, the load generator's own
  * stalls, Redis's latency monitor, and the server's 100 ms windows around the slowest
  * stretches. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's first peak run,
- * and <file>.bare that of the baseline's, to compare where each spends its time.
+ * and <file>.bare that of the baseline's, to compare where each spends its time; <file>.half
+ * and <file>.bare.half are those of their first half-peak runs.
  *
  *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000  BENCH_ROUNDS=3
  *   BENCH_ENDPOINTS=bare,recommend,sbt,healthz,tag (which to load; bare and recommend always)
+ *   BENCH_COMPARE=<another checkout of this repository, with its node_modules>: its API too,
+ *   on the same stack and world, as a third target in every round, to measure a change
+ *   against the code before it under the same drift of the machine
  *   BENCH_SERVER_NODE_FLAGS="" (Node flags of both server processes; none by default:
  *   --single-threaded-gc and larger young generations were tried and did not help the tail,
  *   docs/benchmarks.md "Servers in child processes")
@@ -36,6 +40,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -81,6 +86,7 @@ const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'bare,recommend,sbt,he
 const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 /** Rounds of bare and recommend, back to back; the verdicts take the median (see the load). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const COMPARE = process.env.BENCH_COMPARE ? path.resolve(process.env.BENCH_COMPARE) : undefined;
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 20;
 
@@ -209,6 +215,13 @@ try {
     tagTarget,
   ];
   const targets = everyTarget.filter((t) => t === bareTarget || t === recommendTarget || ENDPOINTS.has(t.key));
+  const compareTarget = COMPARE ? await comparedApi(COMPARE, configEnv, recommendTarget) : undefined;
+  if (compareTarget) {
+    shutdown.add('compared api process', () => compareTarget.server.stop());
+    targets.splice(2, 0, compareTarget);
+  }
+  /** The targets of every round. */
+  const paired = [bareTarget, recommendTarget, ...(compareTarget ? [compareTarget] : [])];
   const loadTags = targets.includes(tagTarget);
 
   // A real recommend page, served verbatim by the baseline: the same bytes to encode and send.
@@ -263,7 +276,10 @@ try {
     await paced(target, WARMUP, rate);
     const pauses = await target.server.watchPauses();
     const redisStalls = await watchRedisStalls(cpuRedis);
+    const profileSuffix = target.halves.length > 0 ? undefined : target === bareTarget ? '.bare.half' : target === recommendTarget ? '.half' : undefined;
+    const profiling = profileSuffix === undefined ? undefined : await startCpuProfile(target, profileSuffix);
     const half = await paced(target, DURATION, rate);
+    await profiling?.stop();
     const held = await pauses();
     const redisHeld = await redisStalls();
     broken += await reportFailures(target, { non2xx: half.non2xx, errors: half.errors, timeouts: 0 });
@@ -279,7 +295,8 @@ try {
     log(`         ${formatRedisStalls(redisHeld)}`);
     const stretches = half.slowestStretches.map((s) => `${s.atSeconds} s (${s.slow} over ${TARGET_P99_MS} ms, max ${s.maxMs} ms)`);
     log(`         slowest 100 ms stretches of the run: ${stretches.join(', ')}`);
-    for (const line of serverDuringSlowStretches(half, held.windows)) log(`           ${line}`);
+    // A compared checkout from before the windows were reported sends none.
+    for (const line of serverDuringSlowStretches(half, held.windows ?? [])) log(`           ${line}`);
     target.halves.push(half);
   };
 
@@ -288,12 +305,10 @@ try {
   // (other tenants), and runs minutes apart would compare two different machines.
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round} of ${ROUNDS}`);
-    await peakRun(bareTarget, round === 1 ? '.bare' : undefined);
-    await peakRun(recommendTarget, round === 1 ? '' : undefined);
-    await halfPeakRun(bareTarget, bareTarget.peaks.at(-1)!);
-    await halfPeakRun(recommendTarget, recommendTarget.peaks.at(-1)!);
+    for (const target of paired) await peakRun(target, round > 1 ? undefined : target === bareTarget ? '.bare' : target === recommendTarget ? '' : undefined);
+    for (const target of paired) await halfPeakRun(target, target.peaks.at(-1)!);
   }
-  for (const target of targets.filter((t) => t !== bareTarget && t !== recommendTarget)) await peakRun(target);
+  for (const target of targets.filter((t) => !paired.includes(t))) await peakRun(target);
   const coldTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.cold, 40) : undefined;
   const warmTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.warm, 1_000) : undefined;
   if (loadTags) await halfPeakRun(tagTarget, tagTarget.peaks[0]!);
@@ -335,6 +350,17 @@ try {
     String(recommendTarget.halves[i]!.latency.p99),
   ]);
   for (const line of table([['round', 'bare req/s', 'recommend req/s', 'ratio', 'bare p99 ms @half', 'recommend p99 ms @half'], ...roundRows])) log(`  ${line}`);
+  if (compareTarget) {
+    const compared = compareTarget.peaks.map((peak, i) => [
+      String(i + 1),
+      (recommendTarget.peaks[i]!.requests.average / peak.requests.average).toFixed(3),
+      (peak.requests.average / bareTarget.peaks[i]!.requests.average).toFixed(3),
+      String(compareTarget.halves[i]!.latency.p99),
+    ]);
+    log('');
+    log(`this checkout's recommend against ${COMPARE}'s, round by round:`);
+    for (const line of table([['round', 'req/s, this / compared', 'compared / bare', 'compared p99 ms @half'], ...compared])) log(`  ${line}`);
+  }
   log('');
   const ratio = ratios[medianRound]!;
   const p99s = recommendTarget.halves.map((h) => h.latency.p99);
@@ -487,8 +513,8 @@ async function settleMerges(ch: ClickHouse): Promise<string> {
   return rows.map((r) => `${r.table} ${r.parts}`).join(', ');
 }
 
-/** One run; `rate` (requests/s over all connections) paces it, else it is as fast as it goes. */
-function load(target: Target, seconds: number, rate?: number): Promise<autocannon.Result> {
+/** A peak run: as fast as it goes. */
+function load(target: Target, seconds: number): Promise<autocannon.Result> {
   return autocannon({
     url: target.url,
     connections: CONNECTIONS,
@@ -498,7 +524,6 @@ function load(target: Target, seconds: number, rate?: number): Promise<autocanno
     workers: 1,
     // A precomputed list (functions cannot cross to the worker): each connection cycles through it.
     requests: target.requests,
-    ...(rate === undefined ? {} : { overallRate: rate }),
   });
 }
 
@@ -566,4 +591,11 @@ function serverDuringSlowStretches(half: PacedLoadResult, windows: ServerWindow[
       const shown = around.map((w) => `${w.busyPct}/${w.cpuPct}/${w.gcMs}/${w.lateMs}`).join('  ');
       return `at ${stretch.atSeconds} s, server busy%/cpu%/gc ms/late ms per 100 ms: ${shown}`;
     });
+}
+
+/** BENCH_COMPARE: the API of another checkout, on the same stack, answering recommend's requests. */
+async function comparedApi(checkout: string, env: Record<string, string>, recommend: Target): Promise<Target> {
+  const entry = pathToFileURL(path.join(checkout, 'bench', 'api-server.ts'));
+  const server = await startServerProcess(entry, SERVER_NODE_FLAGS, { env } satisfies ApiServerOptions);
+  return { ...recommend, key: 'compare', name: `recommend, ${path.basename(checkout)}`, url: `http://127.0.0.1:${server.port}`, server, peaks: [], halves: [] };
 }

@@ -10,11 +10,14 @@
  * every response (it passes 1 / requests-per-second, rounded up to 1, as the interval in
  * ms), so a handful of slow answers decide its p99.
  *
- * Runs in a worker thread of its own, so that it does not share the servers' event loop.
+ * Runs in a worker thread of its own, so that it does not share the servers' event loop, and
+ * speaks HTTP/1.1 over raw keep-alive sockets (bench/raw-http-client.ts), to take as little of
+ * the shared machine as it can.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { watchGcPauses, type GcPauses } from './gc-pauses.ts';
+import { RawConnection, serializeRequest } from './raw-http-client.ts';
 
 export interface PacedRequest {
   method?: string;
@@ -77,7 +80,10 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
 
 async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   const target = new URL(options.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.sockets });
+  const requests = options.requests.map((request) => serializeRequest(target.host, request));
+  const connections = Array.from({ length: options.sockets }, () => new RawConnection(target.hostname, Number(target.port)));
+  /** Requests due while every connection was busy, in order; each leaves on the next free one. */
+  const waiting: number[] = [];
   const total = Math.round(options.rate * options.seconds);
   const latencies = new Float64Array(total);
   let sent = 0;
@@ -91,22 +97,19 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   const startedAtEpochMs = Math.round(performance.timeOrigin + start);
   const dueAt = (i: number) => start + (i * 1000) / options.rate;
 
-  const send = (i: number) => {
-    const due = dueAt(i);
-    const request = options.requests[i % options.requests.length]!;
-    const req = http.request(
-      { host: target.hostname, port: target.port, method: request.method ?? 'GET', path: request.path ?? '/', headers: request.headers, agent },
-      (res) => {
-        if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) non2xx++;
-        res.resume();
-        res.once('end', () => settle(i, due));
-      },
-    );
-    req.once('error', () => {
-      errors++;
-      settle(i, due);
+  const sendOn = (connection: RawConnection, i: number) => {
+    connection.send(requests[i % requests.length]!, ({ status }) => {
+      if (status === 0) errors++;
+      else if (status < 200 || status >= 300) non2xx++;
+      settle(i, dueAt(i));
+      const next = waiting.shift();
+      if (next !== undefined) sendOn(connection, next);
     });
-    req.end();
+  };
+  const send = (i: number) => {
+    const free = connections.find((connection) => !connection.busy);
+    if (free) sendOn(free, i);
+    else waiting.push(i);
   };
 
   let done: () => void;
@@ -127,7 +130,7 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   }, 1);
   await finished;
   const elapsedSeconds = (performance.now() - start) / 1000;
-  agent.destroy();
+  for (const connection of connections) connection.close();
   const generatorGc = gc.stop();
 
   const sorted = Array.from(latencies).sort((a, b) => a - b);
