@@ -14,7 +14,11 @@ export interface CpuPerRequest {
   serverOtherThreadsUs: number;
   benchProcessUs: number;
   redisUs: number;
-  /** Read events Redis processed per request: how many trips to Redis a request costs. */
+  /**
+   * Read events Redis processed per request: under 1 when one read carries the commands of
+   * several requests (many in flight), near the number of separate writes a request makes
+   * when they come one at a time.
+   */
   redisReads: number;
 }
 
