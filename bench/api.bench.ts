@@ -10,8 +10,8 @@
  * again at half of their own measured peak, evenly spaced (bench/paced-load.ts, open loop,
  * at most BENCH_CONNECTIONS in flight, after the same warm-up), for their latency under a
  * load they can carry. Bare and recommend run in BENCH_ROUNDS rounds, back to back within
- * each (peak, peak, half, half), and the verdicts take the median round: this machine's
- * speed drifts by tens of percent within a minute. Each half-peak run also reports what
+ * each: first their peaks, then both at half of their median peak; the verdicts take the
+ * median round: this machine's speed drifts by tens of percent within a minute. Each half-peak run also reports what
  * might explain its tail: the server's GC and event-loop delay, the load generator's own
  * stalls, Redis's latency monitor, and the server's 100 ms windows around the slowest
  * stretches. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's first peak run,
@@ -304,9 +304,14 @@ try {
   // recommend back to back: this machine's speed drifts by tens of percent within a minute
   // (other tenants), and runs minutes apart would compare two different machines.
   for (let round = 1; round <= ROUNDS; round++) {
-    log(`round ${round} of ${ROUNDS}`);
+    log(`peak round ${round} of ${ROUNDS}`);
     for (const target of paired) await peakRun(target, round > 1 ? undefined : target === bareTarget ? '.bare' : target === recommendTarget ? '' : undefined);
-    for (const target of paired) await halfPeakRun(target, target.peaks.at(-1)!);
+  }
+  // Then each at half of its median peak, in rounds too: half of a single peak run caught in
+  // a fast minute is a rate the machine cannot hold in a slow one (and the other way round).
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`half-peak round ${round} of ${ROUNDS}`);
+    for (const target of paired) await halfPeakRun(target, target.peaks[medianIndex(target.peaks.map((p) => p.requests.average))]!);
   }
   for (const target of targets.filter((t) => !paired.includes(t))) await peakRun(target);
   const coldTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.cold, 40) : undefined;
@@ -324,7 +329,7 @@ try {
   const rows = targets.map((t) => {
     // The round with the median ratio stands for bare and recommend; the others ran once.
     const peak = t.peaks[t.peaks.length > 1 ? medianRound : 0]!;
-    const half = t.halves[t.halves.length > 1 ? medianRound : 0];
+    const half = t.halves.length > 0 ? t.halves[medianIndex(t.halves.map((h) => h.latency.p99))] : undefined;
     const failed = [...t.peaks, ...t.halves].reduce((n, r) => n + r.non2xx + r.errors, 0);
     return [
       t.name,
@@ -340,7 +345,7 @@ try {
   });
   for (const line of table([header, ...rows])) log(line);
   log('');
-  log(`bare and recommend, round by round (the table shows round ${medianRound + 1}, the median ratio):`);
+  log(`bare and recommend, round by round (the table above shows round ${medianRound + 1}'s peaks, the median ratio, and each one's median half-peak run):`);
   const roundRows = ratios.map((ratio, i) => [
     String(i + 1),
     String(Math.round(bareTarget.peaks[i]!.requests.average)),
