@@ -61,6 +61,16 @@ export class RawConnection {
     this.connected().write(request);
   }
 
+  /** Opens the socket ahead of the first request, so that no measured request pays for it. */
+  connect(): Promise<void> {
+    const socket = this.connected();
+    if (!socket.connecting) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('error', reject);
+    });
+  }
+
   close(): void {
     this.socket?.destroy();
     this.socket = undefined;

@@ -10,11 +10,12 @@ import { RawConnection, serializeRequest } from '../../bench/raw-http-client.ts'
 
 let server: http.Server;
 let url: string;
-const seen: { path: string; apiKey: string | undefined }[] = [];
+const seen: { path: string; apiKey: string | undefined; connectionsBefore: number }[] = [];
+let connections = 0;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
-    seen.push({ path: req.url ?? '', apiKey: req.headers.apikey as string | undefined });
+    seen.push({ path: req.url ?? '', apiKey: req.headers.apikey as string | undefined, connectionsBefore: connections });
     if (req.url === '/missing') return void res.writeHead(404, { 'Content-Length': 2 }).end('no');
     if (req.url === '/stall') {
       const until = Date.now() + 150;
@@ -30,6 +31,7 @@ beforeAll(async () => {
     }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 2 }).end('{}');
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -82,6 +84,15 @@ describe('the paced load generator', () => {
     expect(seen.filter((r) => r.path === '/' && r.apiKey === 'k1')).toHaveLength(100);
     expect(seen.filter((r) => r.path === '/missing' && r.apiKey === undefined)).toHaveLength(100);
     expect(result.latency.p50).toBeGreaterThan(0);
+  });
+
+  it('opens all its sockets before the first request is due, so that no measured request waits for a connection', async () => {
+    seen.length = 0;
+    const before = connections;
+    const result = await pacedLoad({ url, requests: [{ path: '/' }], rate: 1000, seconds: 0.05, sockets: 6 });
+    expect(result.errors).toBe(0);
+    expect(seen[0]!.connectionsBefore - before).toBe(6);
+    expect(connections - before).toBe(6);
   });
 
   it('charges a stall to every request it delayed, counted from when each was due, and names the stretch', async () => {
