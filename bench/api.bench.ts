@@ -11,8 +11,8 @@
  * at most BENCH_CONNECTIONS in flight, after the same warm-up), for their latency under a
  * load they can carry. Bare and recommend run in BENCH_ROUNDS rounds, back to back within
  * each: first their peaks, then both at half of their median peak; the verdicts take the
- * median round: this machine's speed drifts by tens of percent within a minute. Each half-peak run also reports what
- * might explain its tail: the server's GC and event-loop delay, the load generator's own
+ * median round: this machine's speed drifts by tens of percent within a minute. Each
+ * half-peak run also reports what might explain its tail: the server's GC and event-loop delay, the load generator's own
  * stalls, Redis's latency monitor, and the server's 100 ms windows around the slowest
  * stretches. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's first peak run,
  * and <file>.bare that of the baseline's, to compare where each spends its time; <file>.half
@@ -176,16 +176,15 @@ try {
   shutdown.add('api process', () => api.stop());
   const apiUrl = `http://127.0.0.1:${api.port}`;
   const auth = { ApiKey: apiKey.key };
-  const bareTarget: Target = {
+  const bareTarget = newTarget({
     key: 'bare',
     name: 'bare express',
     url: '', // set below, once the page it serves is known
     server: api, // likewise
     requests: [{ method: 'GET', path: '/' }],
-    peaks: [],
-    halves: [],
-  };
-  const recommendTarget: Target = {
+    profileSuffix: '.bare',
+  });
+  const recommendTarget = newTarget({
     key: 'recommend',
     name: `GET /api/v1/recommend?limit=${PAGE}`,
     url: apiUrl,
@@ -195,23 +194,20 @@ try {
       path: `/api/v1/recommend?limit=${PAGE}`,
       headers: { ...auth, Authorization: `Bearer ${token}` },
     })),
-    peaks: [],
-    halves: [],
-  };
-  const tagTarget: Target = { key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, server: api, requests: tagRequests.warm, peaks: [], halves: [] };
+    profileSuffix: '',
+  });
+  const tagTarget = newTarget({ key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, server: api, requests: tagRequests.warm });
   const everyTarget: Target[] = [
     bareTarget,
     recommendTarget,
-    {
+    newTarget({
       key: 'sbt',
       name: 'GET /api/v1/sbt/list?address=',
       url: apiUrl,
       server: api,
       requests: holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })),
-      peaks: [],
-      halves: [],
-    },
-    { key: 'healthz', name: 'GET /healthz', url: apiUrl, server: api, requests: [{ method: 'GET', path: '/healthz' }], peaks: [], halves: [] },
+    }),
+    newTarget({ key: 'healthz', name: 'GET /healthz', url: apiUrl, server: api, requests: [{ method: 'GET', path: '/healthz' }] }),
     tagTarget,
   ];
   const targets = everyTarget.filter((t) => t === bareTarget || t === recommendTarget || ENDPOINTS.has(t.key));
@@ -254,10 +250,10 @@ try {
   log(`heap used before the load: API process ${heaps[0]} MB, baseline process ${heaps[1]} MB, bench process ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB`);
   log('');
   let broken = 0;
-  /** A peak run: as fast as it goes, after a warm-up. `profileSuffix` names its CPU profile. */
-  const peakRun = async (target: Target, profileSuffix?: string) => {
+  /** A peak run: as fast as it goes, after a warm-up; the target's first is CPU-profiled (BENCH_CPU_PROFILE). */
+  const peakRun = async (target: Target) => {
     await load(target, WARMUP);
-    const profiling = profileSuffix === undefined ? undefined : await startCpuProfile(target, profileSuffix);
+    const profiling = target.peaks.length === 0 ? await startCpuProfile(target, 'peak') : undefined;
     const meter = await startCpuMeter(cpuRedis, target.server);
     const peak = await load(target, DURATION);
     const cpu = await meter.stop(peak.requests.total);
@@ -276,8 +272,7 @@ try {
     await paced(target, WARMUP, rate);
     const pauses = await target.server.watchPauses();
     const redisStalls = await watchRedisStalls(cpuRedis);
-    const profileSuffix = target.halves.length > 0 ? undefined : target === bareTarget ? '.bare.half' : target === recommendTarget ? '.half' : undefined;
-    const profiling = profileSuffix === undefined ? undefined : await startCpuProfile(target, profileSuffix);
+    const profiling = target.halves.length === 0 ? await startCpuProfile(target, 'half') : undefined;
     const half = await paced(target, DURATION, rate);
     await profiling?.stop();
     const held = await pauses();
@@ -295,7 +290,6 @@ try {
     log(`         ${formatRedisStalls(redisHeld)}`);
     const stretches = half.slowestStretches.map((s) => `${s.atSeconds} s (${s.slow} over ${TARGET_P99_MS} ms, max ${s.maxMs} ms)`);
     log(`         slowest 100 ms stretches of the run: ${stretches.join(', ')}`);
-    // A compared checkout from before the windows were reported sends none.
     for (const line of serverDuringSlowStretches(half, held.windows ?? [])) log(`           ${line}`);
     target.halves.push(half);
   };
@@ -305,7 +299,7 @@ try {
   // (other tenants), and runs minutes apart would compare two different machines.
   for (let round = 1; round <= ROUNDS; round++) {
     log(`peak round ${round} of ${ROUNDS}`);
-    for (const target of paired) await peakRun(target, round > 1 ? undefined : target === bareTarget ? '.bare' : target === recommendTarget ? '' : undefined);
+    for (const target of paired) await peakRun(target);
   }
   // Then each at half of its median peak, in rounds too: half of a single peak run caught in
   // a fast minute is a rate the machine cannot hold in a slow one (and the other way round).
@@ -386,18 +380,19 @@ try {
 
 /**
  * BENCH_CPU_PROFILE=<file>: the CPU profile of the server process's main thread during a
- * peak run (taken by the server process itself, bench/server-process-child.ts), for Chrome
- * DevTools or speedscope; `suffix` tells the runs apart.
+ * run (taken by the server process itself, bench/server-process-child.ts), for Chrome
+ * DevTools or speedscope, as <file><profileSuffix>, plus `.half` for a half-peak run.
+ * Targets without a profileSuffix are not profiled.
  */
-async function startCpuProfile(target: Target, suffix: string): Promise<{ stop(): Promise<void> } | undefined> {
+async function startCpuProfile(target: Target, run: 'peak' | 'half'): Promise<{ stop(): Promise<void> } | undefined> {
   const base = process.env.BENCH_CPU_PROFILE;
-  if (!base) return undefined;
-  const file = path.resolve(`${base}${suffix}`);
+  if (!base || target.profileSuffix === undefined) return undefined;
+  const file = path.resolve(`${base}${target.profileSuffix}${run === 'half' ? '.half' : ''}`);
   await target.server.startCpuProfile();
   return {
     async stop() {
       await target.server.stopCpuProfile(file);
-      log(`CPU profile of the peak run of ${target.name}: ${file}`);
+      log(`CPU profile of a ${run === 'half' ? 'half-peak' : 'peak'} run of ${target.name}: ${file}`);
     },
   };
 }
@@ -410,10 +405,17 @@ interface Target {
   /** The process serving it. */
   server: ServerProcess;
   requests: autocannon.Request[];
+  /** Names its CPU profiles under BENCH_CPU_PROFILE; none without. */
+  profileSuffix?: string;
   bytes?: number;
   /** Its peak runs, one per round for bare and recommend. */
   peaks: autocannon.Result[];
   halves: PacedLoadResult[];
+}
+
+/** A target with no runs yet. */
+function newTarget(fields: Omit<Target, 'peaks' | 'halves'>): Target {
+  return { ...fields, peaks: [], halves: [] };
 }
 
 /**
@@ -602,5 +604,5 @@ function serverDuringSlowStretches(half: PacedLoadResult, windows: ServerWindow[
 async function comparedApi(checkout: string, env: Record<string, string>, recommend: Target): Promise<Target> {
   const entry = pathToFileURL(path.join(checkout, 'bench', 'api-server.ts'));
   const server = await startServerProcess(entry, SERVER_NODE_FLAGS, { env } satisfies ApiServerOptions);
-  return { ...recommend, key: 'compare', name: `recommend, ${path.basename(checkout)}`, url: `http://127.0.0.1:${server.port}`, server, peaks: [], halves: [] };
+  return newTarget({ key: 'compare', name: `recommend, ${path.basename(checkout)}`, url: `http://127.0.0.1:${server.port}`, server, requests: recommend.requests });
 }

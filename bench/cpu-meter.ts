@@ -30,15 +30,15 @@ export interface CpuMeter {
 export async function startCpuMeter(redis: Redis, server: Pick<ServerProcess, 'cpuUs'>): Promise<CpuMeter> {
   const server0 = server.cpuUs();
   const bench0 = benchProcessCpuUs();
-  const redis0 = await redisCpuUs(redis);
-  const reads0 = await redisReads(redis);
+  const redis0 = await redisCounters(redis);
   return {
     async stop(requests) {
       const serverNow = server.cpuUs();
       const bench = benchProcessCpuUs() - bench0;
-      const redisUs = (await redisCpuUs(redis)) - redis0;
-      // Less the meter's own INFO calls.
-      const reads = (await redisReads(redis)) - reads0 - 2;
+      const redisNow = await redisCounters(redis);
+      const redisUs = redisNow.cpuUs - redis0.cpuUs;
+      // Less the meter's own INFO, which Redis counts before answering it.
+      const reads = redisNow.reads - redis0.reads - 1;
       const main = serverNow.mainThread - server0.mainThread;
       const all = serverNow.process - server0.process;
       const per = (us: number) => Math.round(us / Math.max(1, requests));
@@ -65,13 +65,9 @@ function benchProcessCpuUs(): number {
   return user + system;
 }
 
-async function redisCpuUs(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
-  return (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1_000_000;
-}
-
-async function redisReads(redis: Redis): Promise<number> {
-  const info = await redis.info('stats');
-  return Number(/^total_reads_processed:(\d+)/m.exec(info)?.[1] ?? NaN);
+/** Redis's CPU time so far (µs) and the read events it has processed, from one INFO (several sections: Redis 7). */
+async function redisCounters(redis: Redis): Promise<{ cpuUs: number; reads: number }> {
+  const info = (await redis.call('INFO', 'cpu', 'stats')) as string;
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
+  return { cpuUs: (field('used_cpu_sys') + field('used_cpu_user')) * 1_000_000, reads: field('total_reads_processed') };
 }

@@ -18,8 +18,11 @@ export type ToServer =
 export interface ServerPauses extends GcPauses {
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
-  /** The run in 100 ms windows, to line up with the load generator's slowest stretches. */
-  windows: ServerWindow[];
+  /**
+   * The run in 100 ms windows, to line up with the load generator's slowest stretches;
+   * absent from the child of a checkout older than them (BENCH_COMPARE).
+   */
+  windows?: ServerWindow[];
 }
 
 /** What the server did in one 100 ms window. */
