@@ -2,8 +2,10 @@
  * The response envelope `{code, desc, data}` of every answer, success or failure, and
  * the error type routes throw to produce a failure envelope.
  */
+import type { Response } from 'express';
 import { z } from 'zod';
 import { errorCodes, type ErrorName } from './error-codes.ts';
+import { noteEnvelopeCode } from './middleware/access-log.ts';
 
 export interface Envelope<T> {
   code: string;
@@ -13,6 +15,18 @@ export interface Envelope<T> {
 
 export function success<T>(data: T): Envelope<T> {
   return { code: errorCodes.success.code, desc: errorCodes.success.desc, data };
+}
+
+const SUCCESS_HEAD = Buffer.from(JSON.stringify(success(null)).slice(0, -'null}'.length));
+const SUCCESS_TAIL = Buffer.from('}');
+
+/**
+ * Sends what res.json(success(data)) would send, for data given as JSON text in parts (a
+ * served recommend page arrives from Redis encoded): the parts are joined, not re-encoded.
+ */
+export function sendEncodedSuccess(res: Response, data: readonly Buffer[]): void {
+  noteEnvelopeCode(res, errorCodes.success.code);
+  res.set('Content-Type', 'application/json; charset=utf-8').send(Buffer.concat([SUCCESS_HEAD, ...data, SUCCESS_TAIL]));
 }
 
 /** Thrown by routes and middleware; the error handler turns it into an envelope. */

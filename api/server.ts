@@ -56,7 +56,7 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   await once(redis, 'ready');
   const keys = await loadSigningKeys(config);
   const pipeline = createPipelineProducer(config, ['profiles', 'invites']);
-  const served = createServedLists(redis, config.QUEUE_PREFIX);
+  const served = createServedLists(redis, config);
   const onDemand = createOnDemandLists(config, served);
   const signatureClient = createSignatureClient(config);
   const tags = createTagService(config, redis, signatureClient);

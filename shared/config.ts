@@ -327,6 +327,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 }
 
-export function chainName(config: Config, chainId: number): string {
+export function chainName(config: Pick<Config, 'CHAIN_NAMES'>, chainId: number): string {
   return config.CHAIN_NAMES.get(chainId) ?? `chain ${chainId}`;
 }

@@ -47,7 +47,12 @@ export function accessLog(logger: Logger, metrics?: RequestMetrics): RequestHand
 export function recordEnvelopeCodes(app: Express): void {
   const json = app.response.json;
   app.response.json = function (this: Response, body: unknown) {
-    this.locals.envelopeCode = (body as { code?: unknown } | null)?.code;
+    noteEnvelopeCode(this, (body as { code?: unknown } | null)?.code);
     return json.call(this, body);
   };
+}
+
+/** For an answer sent without res.json (api/envelope.ts, sendEncodedSuccess). */
+export function noteEnvelopeCode(res: Response, code: unknown): void {
+  res.locals.envelopeCode = code;
 }

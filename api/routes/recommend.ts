@@ -2,24 +2,18 @@
 import type { Router } from 'express';
 import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
-import { chainName, type Config } from '../../shared/config.ts';
+import type { Config } from '../../shared/config.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { CursorCodec } from '../cursor.ts';
-import { ApiError, envelopeSchema, success } from '../envelope.ts';
-import { profileSummaries, type ProfileSummary } from '../profile-lookup.ts';
-import {
-  followedAmong,
-  cachedNewestSnapshot,
-  isReadySnapshot,
-  recommendationsAfter,
-  type RecommendationRow,
-} from '../recommendations.ts';
+import { ApiError, envelopeSchema, sendEncodedSuccess } from '../envelope.ts';
+import { profileSummaries } from '../profile-lookup.ts';
+import { followedAmong, cachedNewestSnapshot, isReadySnapshot, recommendationsAfter } from '../recommendations.ts';
+import { encodeRecommendationList } from '../recommendation-list.ts';
 import { admitted } from '../admission.ts';
 import { parseQuery } from '../request-validation.ts';
 import type { Caller } from '../middleware/unified-auth.ts';
 import type { OnDemandLists } from '../on-demand-lists.ts';
 import type { ServedLists } from '../served-lists.ts';
-import { REASON_KINDS } from '../../shared/serving.ts';
 
 export const recommendQuery = z.object({
   limit: z
@@ -78,17 +72,18 @@ export function recommendRoute(deps: RecommendDeps, before: Guards, router: Rout
     const page = await recommendationPage(deps, newestSnapshot, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor, admission);
     // Also when no page read was needed (no snapshot yet): never answer before the count.
     await admission;
-    res.json(success(page));
+    sendEncodedSuccess(res, [Buffer.from(`{"cursor":${JSON.stringify(page.cursor)},"list":`), page.list, CLOSE_DATA]);
   });
 }
 
-/** One page's rows, whichever store they came from. */
-interface PageRows {
-  rows: RecommendationRow[];
-  /** Whether rows exist after the last one. */
-  more: boolean;
-  profiles: Map<string, Pick<ProfileSummary, 'name' | 'avatar'>>;
-  following: Set<string>;
+const CLOSE_DATA = Buffer.from('}');
+const EMPTY_LIST = Buffer.from('[]');
+
+/** One page: its `list` as JSON text, whichever store it came from. */
+interface EncodedPage {
+  list: Buffer;
+  /** The rank of the page's last entry, when rows exist after it; undefined on the last page. */
+  nextAfter: number | undefined;
 }
 
 async function recommendationPage(
@@ -98,30 +93,16 @@ async function recommendationPage(
   limit: number,
   cursor: string | undefined,
   admission: Promise<void>,
-) {
+): Promise<{ cursor: string; list: Buffer }> {
   const position = cursor ? deps.cursors.decode(cursor, profileId) : undefined;
   const newest = await newestSnapshot();
   const snapshotId = position?.snapshotId ?? newest;
-  if (snapshotId === undefined) return { cursor: '', list: [] };
+  if (snapshotId === undefined) return { cursor: '', list: EMPTY_LIST };
   // A cursor from before a swap may point at a snapshot that retention has dropped since.
   if (position && snapshotId !== newest && !(await isReadySnapshot(deps.ch, snapshotId))) throw new ApiError('cursorExpired');
 
-  const afterRank = position?.afterRank ?? 0;
-  const { rows, more, profiles, following } = await pageRows(deps, snapshotId, profileId, afterRank, limit, admission);
-  const last = rows.at(-1);
-  return {
-    cursor: more && last ? deps.cursors.encode({ snapshotId, profileId, afterRank: last.rank }) : '',
-    list: rows.map((r) => {
-      const profile = profiles.get(r.candidate_id);
-      return {
-        profileId: r.candidate_id,
-        name: profile?.name ?? '',
-        avatar: profile?.avatar ?? '',
-        recommendReason: reasonText(deps.config, r, profiles),
-        following: following.has(r.candidate_id),
-      };
-    }),
-  };
+  const { list, nextAfter } = await encodedPage(deps, snapshotId, profileId, position?.afterRank ?? 0, limit, admission);
+  return { cursor: nextAfter === undefined ? '' : deps.cursors.encode({ snapshotId, profileId, afterRank: nextAfter }), list };
 }
 
 /**
@@ -130,51 +111,36 @@ async function recommendationPage(
  * The first read goes out with the request's rate-limit count (api/admission.ts), and
  * nothing further happens until the request is admitted.
  */
-async function pageRows(
+async function encodedPage(
   deps: RecommendDeps,
   snapshotId: number,
   profileId: string,
   afterRank: number,
   limit: number,
   admission: Promise<void>,
-): Promise<PageRows> {
-  // One entry more than asked tells whether another page exists.
-  let [page] = await Promise.all([deps.served.page(snapshotId, profileId, afterRank, limit + 1), admission]);
+): Promise<EncodedPage> {
+  let [page] = await Promise.all([deps.served.page(snapshotId, profileId, afterRank, limit), admission]);
   if (!page) {
     const ready = await deps.onDemand.request(snapshotId, profileId);
-    page = ready ? await deps.served.page(snapshotId, profileId, afterRank, limit + 1) : undefined;
+    page = ready ? await deps.served.page(snapshotId, profileId, afterRank, limit) : undefined;
     if (!page) throw new ApiError('recommendationsPending', undefined, { 'Retry-After': '2' });
   }
-  if (page.more && afterRank + limit + 1 > page.stored) return pageFromClickHouse(deps.ch, snapshotId, profileId, afterRank, limit);
-  const rows = page.entries.slice(0, limit).map(([candidate_id, kind, reason_chain_id, reason_subject], i) => ({
-    rank: afterRank + i + 1,
-    candidate_id,
-    reason_kind: REASON_KINDS[kind - 1]!,
-    reason_chain_id,
-    reason_subject,
-  }));
-  return { rows, more: page.entries.length > limit, profiles: page.names, following: page.following };
+  // The page (and the one entry after it that tells whether another page exists) reaches
+  // past the stored entries, and ClickHouse holds more.
+  if (page.more && afterRank + limit + 1 > page.stored) return pageFromClickHouse(deps, snapshotId, profileId, afterRank, limit);
+  // Stored entries are ranks 1..stored, one after the other.
+  return { list: page.list, nextAfter: page.hasNext && page.size > 0 ? afterRank + page.size : undefined };
 }
 
-async function pageFromClickHouse(ch: ClickHouse, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
-  const found = await recommendationsAfter(ch, snapshotId, profileId, afterRank, limit + 1);
+async function pageFromClickHouse(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<EncodedPage> {
+  // One row more than asked tells whether another page exists.
+  const found = await recommendationsAfter(deps.ch, snapshotId, profileId, afterRank, limit + 1);
   const rows = found.slice(0, limit);
   const candidates = rows.map((r) => r.candidate_id);
   const friends = rows.filter((r) => r.reason_kind === 'friend_of_friend').map((r) => r.reason_subject);
-  const [profiles, following] = await Promise.all([profileSummaries(ch, [...candidates, ...friends]), followedAmong(ch, profileId, candidates)]);
-  return { rows, more: found.length > limit, profiles, following };
-}
-
-/** The four reason forms, exactly as the interface states them. */
-export function reasonText(config: Config, row: RecommendationRow, profiles: Map<string, Pick<ProfileSummary, 'name'>>): string {
-  switch (row.reason_kind) {
-    case 'social':
-      return `Following on ${config.SOCIAL_NETWORK_NAME}`;
-    case 'counterparty':
-      return `Counterparty on ${chainName(config, row.reason_chain_id)}`;
-    case 'nft':
-      return `Holder of ${row.reason_subject}`;
-    case 'friend_of_friend':
-      return `Followed by ${profiles.get(row.reason_subject)?.name || row.reason_subject}`;
-  }
+  const [profiles, following] = await Promise.all([profileSummaries(deps.ch, [...candidates, ...friends]), followedAmong(deps.ch, profileId, candidates)]);
+  return {
+    list: Buffer.from(encodeRecommendationList(deps.config, rows, profiles, following)),
+    nextAfter: found.length > limit ? rows.at(-1)?.rank : undefined,
+  };
 }

@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeRecommendationList } from '../../api/recommendation-list.ts';
+import type { RecommendationRow } from '../../api/recommendations.ts';
 import { createServedLists, type ServedLists } from '../../api/served-lists.ts';
-import { encodeServedList, followState, servingKeys, type ServedList } from '../../shared/serving.ts';
+import { encodeServedList, followState, REASON_KINDS, servingKeys, type ServedList } from '../../shared/serving.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
@@ -19,81 +21,131 @@ const list: ServedList = {
   ],
 };
 
+/** Every character JSON.stringify escapes, and some it does not ('/', DEL, U+2028, astral). */
+const AWKWARD = `Bored Ape's "Club" \\ / \t\n\r\b\f \x00\x01\x1f\x7f ⛓ é 𝄞 \u2028`;
+
+/** A list with every reason form and every way a name can be missing. */
+const awkwardList: ServedList = {
+  m: 0,
+  e: [
+    [`p_${AWKWARD}`, 1, 0, ''],
+    ['p_named', 2, 137, ''],
+    ['p_unknown_chain', 2, 4_294_967_295, ''],
+    ['p_nameless', 3, 1, AWKWARD],
+    ['p_empty', 4, 0, 'p_named'],
+    ['p_named', 4, 0, 'p_empty'],
+    ['p_x', 4, 0, `p_${AWKWARD}`],
+    ['p_y', 4, 0, 'p_nobody'],
+  ],
+};
+const awkwardSummaries: Record<string, [number, string | null, string | null]> = {
+  [`p_${AWKWARD}`]: [1, AWKWARD, `https://img.example/${AWKWARD}.png`],
+  p_named: [2, 'Ñame / "quoted"', null],
+  p_empty: [3, '', ''],
+  p_nameless: [4, null, 'https://img.example/a.png'],
+};
+
 beforeAll(async () => {
   redis = new Redis(env.config.REDIS_URL!, { enableAutoPipelining: true });
-  served = createServedLists(redis, prefix);
+  served = createServedLists(redis, { ...env.config, QUEUE_PREFIX: prefix });
   await redis.set(keys.list(7, 'p_me'), encodeServedList(list));
+  await redis.set(keys.list(9, 'p_me'), encodeServedList(awkwardList));
   await redis.hset(keys.profiles, {
     p_a: JSON.stringify([10, 'Ann "the \\ quoted" ⛓', 'https://a.example/a.png']),
     p_b: JSON.stringify([10, 'Bo', null]),
     p_friend: JSON.stringify([10, 'Fay', '']),
+    ...Object.fromEntries(Object.entries(awkwardSummaries).map(([id, summary]) => [id, JSON.stringify(summary)])),
   });
-  await redis.hset(keys.following('p_me'), { p_a: followState(5, false), p_b: followState(6, true) });
+  await redis.hset(keys.following('p_me'), { p_a: followState(5, false), p_b: followState(6, true), p_named: followState(7, true) });
 });
 
 afterAll(async () => {
-  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me'), keys.profiles, keys.following('p_me'));
+  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me'), keys.list(9, 'p_me'), keys.list(5, 'p_me'), keys.profiles, keys.following('p_me'));
   await redis.quit();
 });
 
+const listOf = (page: { list: Buffer } | undefined) => JSON.parse(page!.list.toString('utf8')) as { profileId: string; recommendReason: string }[];
+
 describe('a page of the serving copy', () => {
-  it('returns the entries after a rank with names, avatars and whom the caller follows now', async () => {
+  it('answers the list as the response sends it: names, avatars, reasons and whom the caller follows now', async () => {
     const page = await served.page(7, 'p_me', 0, 3);
-    expect(page?.entries).toEqual([
-      ['p_a', 1, 0, ''],
-      ['p_b', 4, 0, 'p_friend'],
-      ['p_unnamed', 3, 1, 'CryptoPunks'],
+    expect(listOf(page)).toEqual([
+      // p_a was unfollowed (low bit 0), p_b is followed, p_unnamed never was.
+      { profileId: 'p_a', name: 'Ann "the \\ quoted" ⛓', avatar: 'https://a.example/a.png', recommendReason: `Following on ${env.config.SOCIAL_NETWORK_NAME}`, following: false },
+      { profileId: 'p_b', name: 'Bo', avatar: '', recommendReason: 'Followed by Fay', following: true },
+      { profileId: 'p_unnamed', name: '', avatar: '', recommendReason: 'Holder of CryptoPunks', following: false },
     ]);
-    expect(page?.stored).toBe(3);
-    expect(page?.more).toBe(true);
-    expect(Object.fromEntries(page!.names)).toEqual({
-      p_a: { name: 'Ann "the \\ quoted" ⛓', avatar: 'https://a.example/a.png' },
-      p_b: { name: 'Bo', avatar: '' },
-      p_friend: { name: 'Fay', avatar: '' },
-    });
-    // p_a was unfollowed (low bit 0), p_b is followed, p_unnamed never was.
-    expect([...page!.following]).toEqual(['p_b']);
+    expect(page).toMatchObject({ size: 3, hasNext: false, stored: 3, more: true });
   });
 
-  it('slices from the rank after the cursor', async () => {
-    const page = await served.page(7, 'p_me', 2, 5);
-    expect(page?.entries.map((e) => e[0])).toEqual(['p_unnamed']);
-    expect(page?.names.size).toBe(0);
+  it('spells every string byte for byte as the ClickHouse path does', async () => {
+    const page = await served.page(9, 'p_me', 0, 100);
+    const rows: RecommendationRow[] = awkwardList.e.map(([candidate_id, kind, reason_chain_id, reason_subject], i) => ({
+      rank: i + 1,
+      candidate_id,
+      reason_kind: REASON_KINDS[kind - 1]!,
+      reason_chain_id,
+      reason_subject,
+    }));
+    const profiles = new Map(Object.entries(awkwardSummaries).map(([id, [, name, avatar]]) => [id, { name: name ?? '', avatar: avatar ?? '' }]));
+    const expected = encodeRecommendationList(env.config, rows, profiles, new Set(['p_named']));
+    expect(page!.list.toString('utf8')).toBe(expected);
+    // What that spelling says, checked apart from either writer.
+    expect(listOf(page).map((u) => u.recommendReason)).toEqual([
+      `Following on ${env.config.SOCIAL_NETWORK_NAME}`,
+      'Counterparty on Polygon',
+      'Counterparty on chain 4294967295',
+      `Holder of ${AWKWARD}`,
+      'Followed by Ñame / "quoted"',
+      'Followed by p_empty',
+      `Followed by ${AWKWARD}`,
+      'Followed by p_nobody',
+    ]);
+  });
+
+  it('reads each page of every length the same as slicing the list, and says whether another follows', async () => {
+    for (let after = 0; after <= 4; after++) {
+      for (let limit = 1; limit <= 4; limit++) {
+        const page = await served.page(7, 'p_me', after, limit);
+        const expected = list.e.slice(after, after + limit).map((e) => e[0]);
+        expect(listOf(page).map((u) => u.profileId), `after ${after}, limit ${limit}`).toEqual(expected);
+        expect(page).toMatchObject({ size: expected.length, hasNext: after + limit < list.e.length, stored: 3, more: true });
+      }
+    }
   });
 
   it('answers an empty page past the end of the stored list', async () => {
     const page = await served.page(7, 'p_me', 3, 5);
-    expect(page).toMatchObject({ entries: [], stored: 3, more: true });
-    expect(page?.following.size).toBe(0);
-  });
-
-  it('reads each page of every length the same as slicing the list', async () => {
-    for (let after = 0; after <= 4; after++) {
-      for (let count = 1; count <= 4; count++) {
-        const page = await served.page(7, 'p_me', after, count);
-        expect(page?.entries, `after ${after}, count ${count}`).toEqual(list.e.slice(after, after + count));
-      }
-    }
+    expect(page?.list.toString()).toBe('[]');
+    expect(page).toMatchObject({ size: 0, hasNext: false, stored: 3, more: true });
   });
 
   it('still reads a list stored as one JSON object (the format before one entry per line)', async () => {
     await redis.set(keys.list(6, 'p_me'), JSON.stringify(list));
     const page = await served.page(6, 'p_me', 1, 5);
-    expect(page?.entries).toEqual(list.e.slice(1));
-    expect(page).toMatchObject({ stored: 3, more: true });
-    expect([...page!.following]).toEqual(['p_b']);
+    expect(listOf(page).map((u) => u.profileId)).toEqual(['p_b', 'p_unnamed']);
+    expect(page).toMatchObject({ size: 2, hasNext: false, stored: 3, more: true });
   });
 
   it('answers undefined when the profile has no list in that snapshot', async () => {
     expect(await served.page(8, 'p_me', 0, 5)).toBeUndefined();
   });
 
-  it('fails loudly when a stored summary is not JSON, rather than serving a wrong name', async () => {
-    await redis.hset(keys.profiles, 'p_a', 'not json');
-    try {
-      await expect(served.page(7, 'p_me', 0, 1)).rejects.toThrow();
-    } finally {
-      await redis.hset(keys.profiles, 'p_a', JSON.stringify([10, 'Ann', '']));
+  it('fails loudly when a stored summary is not JSON, or not a summary, rather than serving a wrong name', async () => {
+    for (const bad of ['not json', '{"name":"Ann"}', '[10,7,""]', '[10]']) {
+      await redis.hset(keys.profiles, 'p_a', bad);
+      try {
+        await expect(served.page(7, 'p_me', 0, 1), bad).rejects.toThrow();
+      } finally {
+        await redis.hset(keys.profiles, 'p_a', JSON.stringify([10, 'Ann', '']));
+      }
+    }
+  });
+
+  it('fails loudly on a stored entry that is not an entry', async () => {
+    for (const entry of ['["p_a",5,0,""]', '["p_a",1,0]', '[1,1,0,""]', '"p_a"']) {
+      await redis.set(keys.list(5, 'p_me'), `{"m":0,"n":1}\n${entry}`);
+      await expect(served.page(5, 'p_me', 0, 1), entry).rejects.toThrow(/malformed entry at rank 1/);
     }
   });
 });
