@@ -16,14 +16,23 @@ export type ReasonSettings = Pick<Config, 'SOCIAL_NETWORK_NAME' | 'CHAIN_NAMES'>
 export function reasonText(settings: ReasonSettings, row: RecommendationRow, profiles: Map<string, Pick<ProfileSummary, 'name'>>): string {
   switch (row.reason_kind) {
     case 'social':
-      return `Following on ${settings.SOCIAL_NETWORK_NAME}`;
+      return socialReason(settings);
     case 'counterparty':
-      return `Counterparty on ${chainName(settings, row.reason_chain_id)}`;
+      return counterpartyReason(settings, row.reason_chain_id);
     case 'nft':
       return `Holder of ${row.reason_subject}`;
     case 'friend_of_friend':
       return `Followed by ${profiles.get(row.reason_subject)?.name || row.reason_subject}`;
   }
+}
+
+/** The two forms that depend only on config (the serving script gets them ready-made). */
+export function socialReason(settings: ReasonSettings): string {
+  return `Following on ${settings.SOCIAL_NETWORK_NAME}`;
+}
+
+export function counterpartyReason(settings: ReasonSettings, chainId: number): string {
+  return `Counterparty on ${chainName(settings, chainId)}`;
 }
 
 /** The list's JSON text: RecommendUser objects, their keys in the schema's order. */

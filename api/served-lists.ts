@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.ts';
 import { servingKeys } from '../shared/serving.ts';
-import type { ReasonSettings } from './recommendation-list.ts';
+import { counterpartyReason, socialReason, type ReasonSettings } from './recommendation-list.ts';
 
 export interface ServedPage {
   /** The page's `list`: a JSON array of RecommendUser, UTF-8, at most `limit` entries. */
@@ -48,9 +48,13 @@ export function createServedLists(redis: Redis, config: Pick<Config, 'QUEUE_PREF
   };
 }
 
-/** The script's ARGV after `after` and `limit`: the social network's name, then chain id and name pairs. */
+/**
+ * The script's ARGV after `after` and `limit`: the reasons that come from config, as the JSON
+ * strings the list carries (the social one, then each chain's id and counterparty reason).
+ */
 function reasonArguments(settings: ReasonSettings): string[] {
-  return [settings.SOCIAL_NETWORK_NAME, ...[...settings.CHAIN_NAMES].flatMap(([id, name]) => [String(id), name])];
+  const chains = [...settings.CHAIN_NAMES.keys()].flatMap((id) => [String(id), JSON.stringify(counterpartyReason(settings, id))]);
+  return [JSON.stringify(socialReason(settings)), ...chains];
 }
 
 /** Splits the script's answer, "<m> <n> <read>\n" then the list; throws on anything else. */
