@@ -280,7 +280,8 @@ try {
     broken += await reportFailures(target, { non2xx: half.non2xx, errors: half.errors, timeouts: 0 });
     log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${half.latency.p50} ms, p99 ${half.latency.p99} ms`);
     log(
-      `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms; ` +
+      `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms${held.gcMaxKind ? ` (${held.gcMaxKind})` : ''}` +
+        `${held.gcMajorCount === undefined ? '' : `, mark-compact ${held.gcMajorCount} for ${held.gcMajorMs} ms`}; ` +
         `event-loop delay p99 ${held.loopDelayP99Ms} ms, max ${held.loopDelayMaxMs} ms`,
     );
     log(

@@ -3,23 +3,45 @@
  * in ms rounded to 0.1: how many, how long in all, the longest. The bench's servers and its
  * load generator both report them, to tell their own stalls from the machine's.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 export interface GcPauses {
   gcCount: number;
   gcTotalMs: number;
   gcMaxMs: number;
+  /** The longest pause's kind, and the mark-compact (major) pauses: the long ones grow with the live heap. */
+  gcMaxKind?: string;
+  gcMajorCount?: number;
+  gcMajorMs?: number;
 }
+
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
 
 export function watchGcPauses(): { stop(): GcPauses; totalMsSoFar(): number } {
   let count = 0;
   let totalMs = 0;
   let maxMs = 0;
+  let maxKind = '';
+  let majorCount = 0;
+  let majorMs = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
       count++;
       totalMs += entry.duration;
-      maxMs = Math.max(maxMs, entry.duration);
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        majorCount++;
+        majorMs += entry.duration;
+      }
+      if (entry.duration > maxMs) {
+        maxMs = entry.duration;
+        maxKind = GC_KINDS[kind] ?? `kind ${kind}`;
+      }
     }
   });
   observer.observe({ entryTypes: ['gc'] });
@@ -29,7 +51,7 @@ export function watchGcPauses(): { stop(): GcPauses; totalMsSoFar(): number } {
     totalMsSoFar: () => totalMs,
     stop() {
       observer.disconnect();
-      return { gcCount: count, gcTotalMs: round(totalMs), gcMaxMs: round(maxMs) };
+      return { gcCount: count, gcTotalMs: round(totalMs), gcMaxMs: round(maxMs), gcMaxKind: maxKind, gcMajorCount: majorCount, gcMajorMs: round(majorMs) };
     },
   };
 }
