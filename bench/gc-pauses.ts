@@ -3,7 +3,7 @@
  * in ms rounded to 0.1: how many, how long in all, the longest. The bench's servers and its
  * load generator both report them, to tell their own stalls from the machine's.
  */
-import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 
 export interface GcPauses {
   gcCount: number;
