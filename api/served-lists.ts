@@ -12,8 +12,8 @@ import { servingKeys } from '../shared/serving.ts';
 import { counterpartyReason, socialReason, type ReasonSettings } from './recommendation-list.ts';
 
 export interface ServedPage {
-  /** The page's `list`: a JSON array of RecommendUser, UTF-8, at most `limit` entries. */
-  list: Buffer;
+  /** The page's `list`: the JSON text of an array of RecommendUser, at most `limit` entries. */
+  list: string;
   /** How many entries `list` holds. */
   size: number;
   /** Whether the stored list has an entry after the page. */
@@ -30,7 +30,9 @@ export interface ServedLists {
   exists(snapshotId: number, profileId: string): Promise<boolean>;
 }
 
-type RedisWithPage = Redis & { readServedPageBuffer(...args: (string | number)[]): Promise<Buffer | null> };
+// A string reply, not a Buffer: a 4 KB Buffer per request is an external allocation that
+// made the API's scavenges several times longer (bench:api, 2026-11-25 evening).
+type RedisWithPage = Redis & { readServedPage(...args: (string | number)[]): Promise<string | null> };
 
 export function createServedLists(redis: Redis, config: Pick<Config, 'QUEUE_PREFIX'> & ReasonSettings): ServedLists {
   const keys = servingKeys(config.QUEUE_PREFIX);
@@ -39,7 +41,7 @@ export function createServedLists(redis: Redis, config: Pick<Config, 'QUEUE_PREF
   const reasons = reasonArguments(config);
   return {
     async page(snapshotId, profileId, after, limit) {
-      const answer = await client.readServedPageBuffer(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit, ...reasons);
+      const answer = await client.readServedPage(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit, ...reasons);
       return answer === null ? undefined : servedPage(answer, limit);
     },
     async exists(snapshotId, profileId) {
@@ -58,13 +60,11 @@ function reasonArguments(settings: ReasonSettings): string[] {
 }
 
 /** Splits the script's answer, "<m> <n> <read>\n" then the list; throws on anything else. */
-export function servedPage(answer: Buffer, limit: number): ServedPage {
-  const newline = answer.indexOf(10);
-  const status = newline > 0 ? /^([01]) (\d+) (\d+)$/.exec(answer.toString('latin1', 0, newline)) : null;
-  const list = answer.subarray(newline + 1);
-  if (!status || list[0] !== 0x5b /* [ */ || list[list.length - 1] !== 0x5d /* ] */) {
-    throw new Error('the serving copy answered a malformed page');
-  }
+export function servedPage(answer: string, limit: number): ServedPage {
+  const newline = answer.indexOf('\n');
+  const status = newline > 0 ? /^([01]) (\d+) (\d+)$/.exec(answer.slice(0, newline)) : null;
+  const list = answer.slice(newline + 1);
+  if (!status || !list.startsWith('[') || !list.endsWith(']')) throw new Error('the serving copy answered a malformed page');
   const read = Number(status[3]);
   return { list, size: Math.min(read, limit), hasNext: read > limit, stored: Number(status[2]), more: status[1] === '1' };
 }

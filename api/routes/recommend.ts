@@ -72,16 +72,14 @@ export function recommendRoute(deps: RecommendDeps, before: Guards, router: Rout
     const page = await recommendationPage(deps, newestSnapshot, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor, admission);
     // Also when no page read was needed (no snapshot yet): never answer before the count.
     await admission;
-    sendEncodedSuccess(res, [Buffer.from(`{"cursor":${JSON.stringify(page.cursor)},"list":`), page.list, CLOSE_DATA]);
+    sendEncodedSuccess(res, `{"cursor":${JSON.stringify(page.cursor)},"list":${page.list}}`);
   });
 }
 
-const CLOSE_DATA = Buffer.from('}');
-const EMPTY_LIST = Buffer.from('[]');
 
 /** One page: its `list` as JSON text, whichever store it came from. */
 interface EncodedPage {
-  list: Buffer;
+  list: string;
   /** The rank of the page's last entry, when rows exist after it; undefined on the last page. */
   nextAfter: number | undefined;
 }
@@ -93,11 +91,11 @@ async function recommendationPage(
   limit: number,
   cursor: string | undefined,
   admission: Promise<void>,
-): Promise<{ cursor: string; list: Buffer }> {
+): Promise<{ cursor: string; list: string }> {
   const position = cursor ? deps.cursors.decode(cursor, profileId) : undefined;
   const newest = await newestSnapshot();
   const snapshotId = position?.snapshotId ?? newest;
-  if (snapshotId === undefined) return { cursor: '', list: EMPTY_LIST };
+  if (snapshotId === undefined) return { cursor: '', list: '[]' };
   // A cursor from before a swap may point at a snapshot that retention has dropped since.
   if (position && snapshotId !== newest && !(await isReadySnapshot(deps.ch, snapshotId))) throw new ApiError('cursorExpired');
 
@@ -140,7 +138,7 @@ async function pageFromClickHouse(deps: RecommendDeps, snapshotId: number, profi
   const friends = rows.filter((r) => r.reason_kind === 'friend_of_friend').map((r) => r.reason_subject);
   const [profiles, following] = await Promise.all([profileSummaries(deps.ch, [...candidates, ...friends]), followedAmong(deps.ch, profileId, candidates)]);
   return {
-    list: Buffer.from(encodeRecommendationList(deps.config, rows, profiles, following)),
+    list: encodeRecommendationList(deps.config, rows, profiles, following),
     nextAfter: found.length > limit ? rows.at(-1)?.rank : undefined,
   };
 }

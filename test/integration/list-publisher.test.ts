@@ -76,7 +76,7 @@ describe('publishing lists into the serving copy', () => {
 
   it('is read back by the API as it was ranked', async () => {
     const page = await createServedLists(redis, env.config).page(SNAPSHOT, 'p_me', 1, 5);
-    const list = JSON.parse(page!.list.toString()) as { profileId: string; recommendReason: string }[];
+    const list = JSON.parse(page!.list) as { profileId: string; recommendReason: string }[];
     expect(list.map((u) => [u.profileId, u.recommendReason])).toEqual([
       ['p_b', `Holder of ${AWKWARD}`],
       ['p_c', expect.stringMatching(/^Followed by /)],
