@@ -23,6 +23,8 @@
  *   BENCH_COMPARE=<another checkout of this repository, with its node_modules>: its API too,
  *   on the same stack and world, as a third target in every round, to measure a change
  *   against the code before it under the same drift of the machine
+ *   BENCH_COMPARE_SAME_RATE=1: the compared API's half-peak runs at this checkout's
+ *   half-peak rate instead of half its own peak (latency under the same load)
  *   BENCH_SERVER_NODE_FLAGS="" (Node flags of both server processes; none by default:
  *   --single-threaded-gc and larger young generations were tried and did not help the tail,
  *   docs/benchmarks.md "Servers in child processes")
@@ -87,6 +89,7 @@ const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+
 /** Rounds of bare and recommend, back to back; the verdicts take the median (see the load). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COMPARE = process.env.BENCH_COMPARE ? path.resolve(process.env.BENCH_COMPARE) : undefined;
+const COMPARE_SAME_RATE = process.env.BENCH_COMPARE_SAME_RATE === '1';
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 20;
 
@@ -306,7 +309,11 @@ try {
   // a fast minute is a rate the machine cannot hold in a slow one (and the other way round).
   for (let round = 1; round <= ROUNDS; round++) {
     log(`half-peak round ${round} of ${ROUNDS}`);
-    for (const target of paired) await halfPeakRun(target, target.peaks[medianIndex(target.peaks.map((p) => p.requests.average))]!);
+    for (const target of paired) {
+      // BENCH_COMPARE_SAME_RATE: the compared API at this checkout's half-peak rate, to compare latency under the same load.
+      const pacer = COMPARE_SAME_RATE && target === compareTarget ? recommendTarget : target;
+      await halfPeakRun(target, pacer.peaks[medianIndex(pacer.peaks.map((p) => p.requests.average))]!);
+    }
   }
   for (const target of targets.filter((t) => !paired.includes(t))) await peakRun(target);
   const coldTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.cold, 40) : undefined;
