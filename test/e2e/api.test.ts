@@ -149,6 +149,26 @@ describe('signing in and paging through recommendations', () => {
     ]);
   });
 
+  it('answers a page from the serving copy and one from ClickHouse alike: as JSON.stringify spells it, with its exact length', async () => {
+    const raw = (limit: number, method = 'GET') =>
+      fetch(`${api.url}/api/v1/recommend?limit=${limit}`, { method, headers: { ApiKey: apiKey, Authorization: `Bearer ${unifiedToken}` } });
+    // limit 4 is served from Redis; limit 100 reaches past the 100 entries stored there and is read from ClickHouse.
+    const [served, deep] = [await raw(4), await raw(100)];
+    const texts = [await served.text(), await deep.text()];
+    for (const [i, response] of [served, deep].entries()) {
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(texts[i]!)));
+      expect(texts[i]).toBe(JSON.stringify(JSON.parse(texts[i]!)));
+    }
+    const [servedBody, deepBody] = texts.map((text) => JSON.parse(text));
+    expect(servedBody).toMatchObject({ code: '0', desc: 'success' });
+    expect(deepBody.data.list.slice(0, 4)).toEqual(servedBody.data.list);
+    const head = await raw(4, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(served.headers.get('content-length'));
+    expect(await head.text()).toBe('');
+  });
+
   it('keeps paging in the snapshot it started in when a new one becomes ready', async () => {
     const first = await get('/api/v1/recommend?limit=7');
     await insertSnapshot(2, (i) => CANDIDATES - 1 - i); // the new night reverses the order
