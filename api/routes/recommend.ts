@@ -76,7 +76,6 @@ export function recommendRoute(deps: RecommendDeps, before: Guards, router: Rout
   });
 }
 
-
 /** One page: its `list` as JSON text, whichever store it came from. */
 interface EncodedPage {
   list: string;
