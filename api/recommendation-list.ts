@@ -13,7 +13,7 @@ import type { RecommendationRow } from './recommendations.ts';
 export type ReasonSettings = Pick<Config, 'SOCIAL_NETWORK_NAME' | 'CHAIN_NAMES'>;
 
 /** The four reason forms, exactly as the interface states them. */
-export function reasonText(settings: ReasonSettings, row: RecommendationRow, profiles: Map<string, Pick<ProfileSummary, 'name'>>): string {
+function reasonText(settings: ReasonSettings, row: RecommendationRow, profiles: Map<string, Pick<ProfileSummary, 'name'>>): string {
   switch (row.reason_kind) {
     case 'social':
       return socialReason(settings);

@@ -544,8 +544,7 @@ function load(target: Target, seconds: number): Promise<autocannon.Result> {
 
 /** The same target at a fixed rate, evenly spaced (bench/paced-load.ts). */
 function paced(target: Target, seconds: number, rate: number): Promise<PacedLoadResult> {
-  const requests = target.requests.map((r) => ({ method: r.method ?? 'GET', path: r.path ?? '/', headers: r.headers ?? {} }));
-  return pacedLoad({ url: target.url, requests, rate, seconds, sockets: CONNECTIONS, slowMs: TARGET_P99_MS });
+  return pacedLoad({ url: target.url, requests: target.requests, rate, seconds, sockets: CONNECTIONS, slowMs: TARGET_P99_MS });
 }
 
 /** Non-2xx answers and socket errors of a run, with a sample answer; returns how many. */

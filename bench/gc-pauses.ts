@@ -9,7 +9,10 @@ export interface GcPauses {
   gcCount: number;
   gcTotalMs: number;
   gcMaxMs: number;
-  /** The longest pause's kind, and the mark-compact (major) pauses: the long ones grow with the live heap. */
+  /**
+   * The longest pause's kind, and the mark-compact (major) pauses: the long ones grow with
+   * the live heap. Absent from the child of a checkout older than them (BENCH_COMPARE).
+   */
   gcMaxKind?: string;
   gcMajorCount?: number;
   gcMajorMs?: number;
@@ -21,6 +24,11 @@ const GC_KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
 };
+
+/** The bench's millisecond figures, to 0.1 ms. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
 
 export function watchGcPauses(): { stop(): GcPauses; totalMsSoFar(): number } {
   let count = 0;
@@ -45,13 +53,12 @@ export function watchGcPauses(): { stop(): GcPauses; totalMsSoFar(): number } {
     }
   });
   observer.observe({ entryTypes: ['gc'] });
-  const round = (value: number) => Math.round(value * 10) / 10;
   return {
     /** Pauses are reported after they end, in a later turn: a window may see one late. */
     totalMsSoFar: () => totalMs,
     stop() {
       observer.disconnect();
-      return { gcCount: count, gcTotalMs: round(totalMs), gcMaxMs: round(maxMs), gcMaxKind: maxKind, gcMajorCount: majorCount, gcMajorMs: round(majorMs) };
+      return { gcCount: count, gcTotalMs: roundMs(totalMs), gcMaxMs: roundMs(maxMs), gcMaxKind: maxKind, gcMajorCount: majorCount, gcMajorMs: roundMs(majorMs) };
     },
   };
 }

@@ -14,21 +14,14 @@
  * speaks HTTP/1.1 over raw keep-alive sockets (bench/raw-http-client.ts), to take as little of
  * the shared machine as it can.
  */
-import type http from 'node:http';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { watchGcPauses, type GcPauses } from './gc-pauses.ts';
-import { RawConnection, serializeRequest } from './raw-http-client.ts';
-
-export interface PacedRequest {
-  method?: string;
-  path?: string;
-  headers?: http.OutgoingHttpHeaders | NodeJS.Dict<string | string[]>;
-}
+import { roundMs, watchGcPauses, type GcPauses } from './gc-pauses.ts';
+import { RawConnection, serializeRequest, type RawRequest } from './raw-http-client.ts';
 
 export interface PacedLoadOptions {
   url: string;
   /** Cycled through in order. */
-  requests: PacedRequest[];
+  requests: RawRequest[];
   /** Requests per second, evenly spaced. */
   rate: number;
   seconds: number;
@@ -138,15 +131,15 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   const generatorGc = gc.stop();
 
   const sorted = Array.from(latencies).sort((a, b) => a - b);
-  const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+  const at = (q: number) => roundMs(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
   return {
     rate: options.rate,
     sent,
     achievedRate: Math.round(answered / elapsedSeconds),
     non2xx,
     errors,
-    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) },
-    generator: { ...generatorGc, tickLateMaxMs: round(tickLateMaxMs) },
+    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: roundMs(sorted.at(-1) ?? 0) },
+    generator: { ...generatorGc, tickLateMaxMs: roundMs(tickLateMaxMs) },
     startedAtEpochMs,
     slowestStretches: slowestStretches(latencies, options.rate, options.slowMs ?? 20),
   };
@@ -166,7 +159,7 @@ function slowestStretches(latencies: Float64Array, rate: number, slowMs: number)
       if (latency > slowMs) slow++;
       if (latency > maxMs) maxMs = latency;
     }
-    stretches.push({ atSeconds: round(from / rate), slow, maxMs: round(maxMs) });
+    stretches.push({ atSeconds: roundMs(from / rate), slow, maxMs: roundMs(maxMs) });
   }
   return stretches
     .sort((a, b) => b.maxMs - a.maxMs)
@@ -174,7 +167,6 @@ function slowestStretches(latencies: Float64Array, rate: number, slowMs: number)
     .sort((a, b) => a.atSeconds - b.atSeconds);
 }
 
-const round = (ms: number) => Math.round(ms * 10) / 10;
 
 if (!isMainThread && parentPort) {
   parentPort.postMessage(await run(workerData as PacedLoadOptions));

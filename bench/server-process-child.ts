@@ -12,7 +12,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { watchGcPauses } from './gc-pauses.ts';
+import { roundMs, watchGcPauses } from './gc-pauses.ts';
 import type { FromServer, ServerPauses, ServerWindow, ToServer } from './server-process-messages.ts';
 
 export interface ServerUnderBench {
@@ -98,11 +98,10 @@ function watchPauses(): { stop(): ServerPauses } {
   return {
     stop() {
       delay.disable();
-      const ms = (ns: number) => Math.round(ns / 1e5) / 10;
       return {
         ...gc.stop(),
-        loopDelayP99Ms: ms(delay.percentile(99)),
-        loopDelayMaxMs: ms(delay.max),
+        loopDelayP99Ms: roundMs(delay.percentile(99) / 1e6),
+        loopDelayMaxMs: roundMs(delay.max / 1e6),
         windows: windows.stop(),
       };
     },
@@ -124,13 +123,12 @@ function watchWindows(gc: { totalMsSoFar(): number }): { stop(): ServerWindow[] 
     const cpuNow = process.cpuUsage();
     const gcNow = gc.totalMsSoFar();
     const elapsedMs = WINDOW_MS + Math.max(0, now - due);
-    const round = (value: number) => Math.round(value * 10) / 10;
     windows.push({
       endEpochMs: Math.round(performance.timeOrigin + now),
       busyPct: Math.round(performance.eventLoopUtilization(eluNow, elu).utilization * 100),
       cpuPct: Math.round(((cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000 / elapsedMs) * 100),
-      gcMs: round(gcNow - gcMs),
-      lateMs: round(Math.max(0, now - due)),
+      gcMs: roundMs(gcNow - gcMs),
+      lateMs: roundMs(Math.max(0, now - due)),
     });
     [elu, cpu, gcMs, due] = [eluNow, cpuNow, gcNow, now + WINDOW_MS];
   }, WINDOW_MS);

@@ -126,7 +126,7 @@ async function encodedPage(
   // past the stored entries, and ClickHouse holds more.
   if (page.more && afterRank + limit + 1 > page.stored) return pageFromClickHouse(deps, snapshotId, profileId, afterRank, limit);
   // Stored entries are ranks 1..stored, one after the other.
-  return { list: page.list, nextAfter: page.hasNext && page.size > 0 ? afterRank + page.size : undefined };
+  return { list: page.list, nextAfter: page.hasNext ? afterRank + page.size : undefined };
 }
 
 async function pageFromClickHouse(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<EncodedPage> {
