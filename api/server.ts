@@ -14,6 +14,7 @@ import { createMetricsRegistry } from '../shared/metrics/metrics-registry.ts';
 import { openProcessContext } from '../shared/process-context.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
+import { createExpressServer } from './http-server.ts';
 import { createCursorCodec, cursorSecret } from './cursor.ts';
 import { createOnDemandLists } from './on-demand-lists.ts';
 import { createPipelineProducer } from './pipeline-producer.ts';
@@ -93,7 +94,7 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
 
 export async function startApi(config: Config, logger: Logger, port = config.API_PORT): Promise<RunningApi> {
   const deps = await createApiDeps(config, logger);
-  const server = createApp(deps).listen(port, '0.0.0.0');
+  const server = createExpressServer(createApp(deps)).listen(port, '0.0.0.0');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
