@@ -1,9 +1,14 @@
 /**
  * npm run bench:api: requests/s and latency of the API's read endpoints, served from a
  * private local stack holding a generated world, side by side with a bare Express app
- * answering a fixed page of the same size (the baseline), as ratios. Targets:
+ * answering a fixed page of the same size (the baseline, served with `app.listen` as Express
+ * usually is), as ratios. Targets:
  *
  *   recommend req/s / bare req/s >= 0.50     recommend p99 at half its own peak < 20 ms
+ *
+ * The same bare app also runs on the API's own HTTP server (api/http-server.ts, which spares
+ * Express a per-request prototype change), at peak in every round, and its ratio is printed
+ * beside the target's: how much of recommend's margin that server gives it.
  *
  * Each endpoint: a 3 s warm-up, then peak throughput for BENCH_DURATION seconds with
  * BENCH_CONNECTIONS connections (autocannon, no pipelining); then bare, recommend and tag
@@ -187,6 +192,15 @@ try {
     requests: [{ method: 'GET', path: '/' }],
     profileSuffix: '.bare',
   });
+  // The same baseline on the API's own HTTP server: not a target, a measure of how much of
+  // recommend's margin over bare comes from that server (api/http-server.ts).
+  const bareOnApiServerTarget = newTarget({
+    key: 'bare-api-server',
+    name: "bare express, API's server",
+    url: '', // set below, with the baseline's
+    server: api, // likewise
+    requests: [{ method: 'GET', path: '/' }],
+  });
   const recommendTarget = newTarget({
     key: 'recommend',
     name: `GET /api/v1/recommend?limit=${PAGE}`,
@@ -202,6 +216,7 @@ try {
   const tagTarget = newTarget({ key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, server: api, requests: tagRequests.warm });
   const everyTarget: Target[] = [
     bareTarget,
+    bareOnApiServerTarget,
     recommendTarget,
     newTarget({
       key: 'sbt',
@@ -213,14 +228,16 @@ try {
     newTarget({ key: 'healthz', name: 'GET /healthz', url: apiUrl, server: api, requests: [{ method: 'GET', path: '/healthz' }] }),
     tagTarget,
   ];
-  const targets = everyTarget.filter((t) => t === bareTarget || t === recommendTarget || ENDPOINTS.has(t.key));
+  const inEveryRound = [bareTarget, bareOnApiServerTarget, recommendTarget];
+  const targets = everyTarget.filter((t) => inEveryRound.includes(t) || ENDPOINTS.has(t.key));
   const compareTarget = COMPARE ? await comparedApi(COMPARE, configEnv, recommendTarget) : undefined;
   if (compareTarget) {
     shutdown.add('compared api process', () => compareTarget.server.stop());
-    targets.splice(2, 0, compareTarget);
+    targets.splice(3, 0, compareTarget);
   }
-  /** The targets of every round. */
-  const paired = [bareTarget, recommendTarget, ...(compareTarget ? [compareTarget] : [])];
+  /** The targets of every round; all but the second baseline also run at half their peak. */
+  const paired = [...inEveryRound, ...(compareTarget ? [compareTarget] : [])];
+  const pairedAtHalf = paired.filter((t) => t !== bareOnApiServerTarget);
   const loadTags = targets.includes(tagTarget);
 
   // A real recommend page, served verbatim by the baseline: the same bytes to encode and send.
@@ -228,10 +245,17 @@ try {
   if (page.status !== 200 || (page.body as { data?: { list?: unknown[] } }).data?.list?.length !== PAGE) {
     throw new Error(`recommend does not answer a full page: ${page.status} ${page.text.slice(0, 500)}`);
   }
-  const bare = await startServerProcess(new URL('./bare-server.ts', import.meta.url), SERVER_NODE_FLAGS, { page: page.body } satisfies BareServerOptions);
+  const bare = await startServerProcess(new URL('./bare-server.ts', import.meta.url), SERVER_NODE_FLAGS, { page: page.body, hosting: 'listen' } satisfies BareServerOptions);
   shutdown.add('bare express process', () => bare.stop());
   bareTarget.url = `http://127.0.0.1:${bare.port}`;
   bareTarget.server = bare;
+  const bareOnApiServer = await startServerProcess(new URL('./bare-server.ts', import.meta.url), SERVER_NODE_FLAGS, {
+    page: page.body,
+    hosting: 'api-server',
+  } satisfies BareServerOptions);
+  shutdown.add("bare express on the API's server process", () => bareOnApiServer.stop());
+  bareOnApiServerTarget.url = `http://127.0.0.1:${bareOnApiServer.port}`;
+  bareOnApiServerTarget.server = bareOnApiServer;
   for (const target of targets) {
     const answer = await call(target, 0);
     if (answer.status !== 200) throw new Error(`${target.name}: ${answer.status} ${answer.text.slice(0, 500)}`);
@@ -309,7 +333,7 @@ try {
   // a fast minute is a rate the machine cannot hold in a slow one (and the other way round).
   for (let round = 1; round <= ROUNDS; round++) {
     log(`half-peak round ${round} of ${ROUNDS}`);
-    for (const target of paired) {
+    for (const target of pairedAtHalf) {
       // BENCH_COMPARE_SAME_RATE: the compared API at this checkout's half-peak rate, to compare latency under the same load.
       const pacer = COMPARE_SAME_RATE && target === compareTarget ? recommendTarget : target;
       await halfPeakRun(target, pacer.peaks[medianIndex(pacer.peaks.map((p) => p.requests.average))]!);
@@ -348,6 +372,7 @@ try {
   for (const line of table([header, ...rows])) log(line);
   log('');
   log(`bare and recommend, round by round (the table above shows round ${medianRound + 1}'s peaks, the median ratio, and each one's median half-peak run):`);
+  const ratiosOnApiServer = bareOnApiServerTarget.peaks.map((bare, i) => recommendTarget.peaks[i]!.requests.average / bare.requests.average);
   const roundRows = ratios.map((ratio, i) => [
     String(i + 1),
     String(Math.round(bareTarget.peaks[i]!.requests.average)),
@@ -355,8 +380,11 @@ try {
     ratio.toFixed(3),
     String(bareTarget.halves[i]!.latency.p99),
     String(recommendTarget.halves[i]!.latency.p99),
+    String(Math.round(bareOnApiServerTarget.peaks[i]!.requests.average)),
+    ratiosOnApiServer[i]!.toFixed(3),
   ]);
-  for (const line of table([['round', 'bare req/s', 'recommend req/s', 'ratio', 'bare p99 ms @half', 'recommend p99 ms @half'], ...roundRows])) log(`  ${line}`);
+  const roundHeader = ['round', 'bare req/s', 'recommend req/s', 'ratio', 'bare p99 ms @half', 'recommend p99 ms @half', "bare on API's server req/s", 'ratio to it'];
+  for (const line of table([roundHeader, ...roundRows])) log(`  ${line}`);
   if (compareTarget) {
     const compared = compareTarget.peaks.map((peak, i) => [
       String(i + 1),
@@ -375,6 +403,10 @@ try {
   const over = ROUNDS > 1 ? `median of ${ROUNDS} rounds` : 'one round';
   log(`recommend req/s / bare req/s          ${ratio.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}  (${over})`);
   log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}  (${over})`);
+  log(
+    `(against bare Express on the API's own HTTP server, api/http-server.ts: ${ratiosOnApiServer[medianRound]!.toFixed(3)} in the same round; ` +
+      'no target, see docs/benchmarks.md)',
+  );
   if (warmTags && coldTags) for (const line of tagVerdict(warmTags, coldTags)) log(line);
   log('(at half peak: requests evenly spaced at that rate, each latency measured from when the request was due)');
   if (broken > 0) {
@@ -426,14 +458,6 @@ function newTarget(fields: Omit<Target, 'peaks' | 'halves'>): Target {
   return { ...fields, peaks: [], halves: [] };
 }
 
-/**
- * The recommendation snapshot the nightly materialization job would write. The job does
- * not exist yet, so this stands in for it: one INSERT ... SELECT in ClickHouse (18.16: no
- * window functions, no query parameters) gives every profile RECOMMENDATIONS_PER_PROFILE
- * distinct other profiles, picked deterministically by cityHash64 from a temporary table
- * numbering the profiles densely, with the four reason kinds mixed; then the snapshot is
- * marked ready. Returns the number of profiles.
- */
 /** What the nightly run's bucket and mirror jobs do after writing a snapshot (pipeline/materialize/materialize-steps.ts). */
 async function publishServingCopy(config: Config, ch: ClickHouse): Promise<number> {
   const writer = createServingWriter(config);
@@ -445,6 +469,14 @@ async function publishServingCopy(config: Config, ch: ClickHouse): Promise<numbe
   }
 }
 
+/**
+ * A recommendation snapshot of the shape the nightly materialization writes, made directly
+ * (bench:materialize measures the nightly run itself): one INSERT ... SELECT in ClickHouse (18.16: no
+ * window functions, no query parameters) gives every profile RECOMMENDATIONS_PER_PROFILE
+ * distinct other profiles, picked deterministically by cityHash64 from a temporary table
+ * numbering the profiles densely, with the four reason kinds mixed; then the snapshot is
+ * marked ready. Returns the number of profiles.
+ */
 async function buildSnapshot(ch: ClickHouse): Promise<number> {
   await ch.command(sql`DROP TABLE IF EXISTS bench_profile_numbers`);
   await ch.command(sql`CREATE TABLE bench_profile_numbers (n UInt32, profile_id String) ENGINE = Memory`);
