@@ -14,6 +14,7 @@ import { createMetricsRegistry } from '../shared/metrics/metrics-registry.ts';
 import { openProcessContext } from '../shared/process-context.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
+import { applyApiHeapSettings } from './heap-settings.ts';
 import { createExpressServer } from './http-server.ts';
 import { createCursorCodec, cursorSecret } from './cursor.ts';
 import { createOnDemandLists } from './on-demand-lists.ts';
@@ -93,6 +94,7 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
 }
 
 export async function startApi(config: Config, logger: Logger, port = config.API_PORT): Promise<RunningApi> {
+  applyApiHeapSettings();
   const deps = await createApiDeps(config, logger);
   const server = createExpressServer(createApp(deps)).listen(port, '0.0.0.0');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
