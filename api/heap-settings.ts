@@ -5,9 +5,9 @@
  * Why: the API's live heap is ~45 MB, mostly libraries loaded once (viem, bullmq, siwe,
  * express, zod), and each mark-compact walks all of it: a 5–13 ms pause of the event loop,
  * plus concurrent marking on a second core. V8 sizes the old generation after each
- * mark-compact by how fast the program promotes objects into it; the API promotes little
- * (its requests' objects die young), so V8 let it grow only to 1.2–1.4 times the live heap,
- * and under load a mark-compact still came every ~10 MB promoted. At half of recommend's
+ * mark-compact from how fast the program promotes objects into it and how fast it collects;
+ * for the API it set the limit only 1.1–1.4 times above the live heap, so under load a
+ * mark-compact still came every ~10 MB promoted. At half of recommend's
  * peak rate the runs that met one missed the p99 target and those that did not met it
  * (docs/benchmarks.md, "Express's per-request prototype change"). A fixed factor of 3
  * makes them several times rarer, for at most ~90 MB more heap.

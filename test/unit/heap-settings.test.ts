@@ -1,6 +1,6 @@
 /**
  * api/heap-settings.ts: the API process lets its old generation grow to three times what
- * survived the last mark-compact, whatever V8 would pick on its own (1.2–1.4 times in the
+ * survived the last mark-compact, whatever V8 would pick on its own (1.1–1.4 times in the
  * API under load, 4 times in this test's allocation pattern). Measured in a child process
  * from V8's own --trace-gc lines.
  */
