@@ -63,6 +63,37 @@ describe('the unified-token check', () => {
   });
 });
 
+describe('tokens verified together', () => {
+  it('are remembered for 45 to 75 s each, so that they are not verified again all at once', async () => {
+    let now = ISSUED;
+    let lookups = 0;
+    const counted = Object.create(keys) as SigningKeys;
+    counted.keyFor = (kid) => {
+      lookups++;
+      return keys.keyFor(kid);
+    };
+    // Evenly spread draws, as Math.random gives over many tokens.
+    const TOKENS = 10;
+    let draw = 0;
+    const handler = requireUnifiedToken(counted, config, () => now, () => (draw++ % TOKENS) / (TOKENS - 1));
+    const tokens = await Promise.all(
+      Array.from({ length: TOKENS }, (_, i) => issueUnifiedToken(keys, config, { ...subject, profileId: `p_${i}` }, new Date(ISSUED))),
+    );
+    const verifiedAgainAt = async (ms: number) => {
+      now = ISSUED + ms;
+      const before = lookups;
+      for (const token of tokens) expect((await check(handler, token)).caller).toBeDefined();
+      return lookups - before;
+    };
+    expect(await verifiedAgainAt(0)).toBe(TOKENS);
+    expect(await verifiedAgainAt(44_999)).toBe(0);
+    // Each check from here on re-verifies only what has left since the last one.
+    expect(await verifiedAgainAt(52_000)).toBe(3); // kept 45, 48.3 and 51.7 s
+    expect(await verifiedAgainAt(62_000)).toBe(3); // 55, 58.3 and 61.7 s
+    expect(await verifiedAgainAt(75_000)).toBe(4); // 65, 68.3, 71.7 and 75 s
+  });
+});
+
 describe('concurrent requests with the same new token', () => {
   /** The signing keys, counting how many verifications asked for a key. */
   function countingKeys(): { keys: SigningKeys; lookups: () => number } {
