@@ -17,9 +17,11 @@
  * load they can carry. Bare and recommend run in BENCH_ROUNDS rounds, back to back within
  * each: first their peaks, then both at half of their median peak; the verdicts take the
  * median round: this machine's speed drifts by tens of percent within a minute. Each
- * half-peak run also reports what might explain its tail: the server's GC and event-loop delay, the load generator's own
- * stalls, Redis's latency monitor, and the server's 100 ms windows around the slowest
- * stretches. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's first peak run,
+ * half-peak run also reports its CPU per request (requests one at a time cost more than at
+ * peak, where many in flight share wake-ups) and what might explain its tail: the server's
+ * GC and event-loop delay, the load generator's own stalls, Redis's latency monitor and its
+ * slowest commands, and the server's 100 ms windows around the slowest stretches, with the
+ * whole machine's busy and stolen (hypervisor) shares. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's first peak run,
  * and <file>.bare that of the baseline's, to compare where each spends its time; <file>.half
  * and <file>.bare.half are those of their first half-peak runs.
  *
@@ -300,12 +302,15 @@ try {
     const pauses = await target.server.watchPauses();
     const redisStalls = await watchRedisStalls(cpuRedis);
     const profiling = target.halves.length === 0 ? await startCpuProfile(target, 'half') : undefined;
+    const meter = await startCpuMeter(cpuRedis, target.server);
     const half = await paced(target, DURATION, rate);
+    const cpu = await meter.stop(half.sent);
     await profiling?.stop();
     const held = await pauses();
     const redisHeld = await redisStalls();
     broken += await reportFailures(target, { non2xx: half.non2xx, errors: half.errors, timeouts: 0 });
     log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${half.latency.p50} ms, p99 ${half.latency.p99} ms`);
+    log(`         ${formatCpu(cpu)}`);
     log(
       `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms${held.gcMaxKind ? ` (${held.gcMaxKind})` : ''}` +
         `${held.gcMajorCount === undefined ? '' : `, mark-compact ${held.gcMajorCount} for ${held.gcMajorMs} ms`}; ` +
@@ -634,8 +639,8 @@ function serverDuringSlowStretches(half: PacedLoadResult, windows: ServerWindow[
     .map((stretch) => {
       const from = half.startedAtEpochMs + stretch.atSeconds * 1000;
       const around = windows.filter((w) => w.endEpochMs > from - 200 && w.endEpochMs <= from + 300);
-      const shown = around.map((w) => `${w.busyPct}/${w.cpuPct}/${w.gcMs}/${w.lateMs}`).join('  ');
-      return `at ${stretch.atSeconds} s, server busy%/cpu%/gc ms/late ms per 100 ms: ${shown}`;
+      const shown = around.map((w) => `${w.busyPct}/${w.cpuPct}/${w.gcMs}/${w.lateMs}/${w.machineBusyPct ?? '-'}/${w.machineStealPct ?? '-'}`).join('  ');
+      return `at ${stretch.atSeconds} s, server busy%/cpu%/gc ms/late ms, machine busy%/steal% per 100 ms: ${shown}`;
     });
 }
 

@@ -14,21 +14,55 @@ export interface RedisStall {
   maxMs: number;
 }
 
-/** Starts recording; the returned function stops and answers the events, longest first. */
-export async function watchRedisStalls(redis: Redis): Promise<() => Promise<RedisStall[]>> {
-  const previous = (await redis.config('GET', 'latency-monitor-threshold')) as string[];
+/** A command Redis took `ms` or more over (its slow log), named by what it ran. */
+export interface SlowCommand {
+  command: string;
+  ms: number;
+}
+
+export interface RedisStalls {
+  events: RedisStall[];
+  /** The slowest commands, slowest first (at most SLOW_COMMANDS_SHOWN). */
+  slowCommands: SlowCommand[];
+}
+
+const SLOW_COMMANDS_SHOWN = 5;
+
+/**
+ * Starts recording; the returned function stops and answers the events, longest first, and
+ * which commands were slow (the latency monitor says only that one was).
+ */
+export async function watchRedisStalls(redis: Redis): Promise<() => Promise<RedisStalls>> {
+  const previousThreshold = (await redis.config('GET', 'latency-monitor-threshold')) as string[];
+  const previousSlowlog = (await redis.config('GET', 'slowlog-log-slower-than')) as string[];
   await redis.call('LATENCY', 'RESET');
+  await redis.call('SLOWLOG', 'RESET');
   await redis.config('SET', 'latency-monitor-threshold', String(THRESHOLD_MS));
+  await redis.config('SET', 'slowlog-log-slower-than', String(THRESHOLD_MS * 1000));
   return async () => {
     const latest = (await redis.call('LATENCY', 'LATEST')) as [string, number, number, number][];
-    await redis.config('SET', 'latency-monitor-threshold', previous[1] ?? '0');
-    return latest.map(([event, , , maxMs]) => ({ event, maxMs })).sort((a, b) => b.maxMs - a.maxMs);
+    const slowlog = (await redis.call('SLOWLOG', 'GET', '128')) as [number, number, number, string[]][];
+    await redis.config('SET', 'latency-monitor-threshold', previousThreshold[1] ?? '0');
+    await redis.config('SET', 'slowlog-log-slower-than', previousSlowlog[1] ?? '10000');
+    return {
+      events: latest.map(([event, , , maxMs]) => ({ event, maxMs })).sort((a, b) => b.maxMs - a.maxMs),
+      slowCommands: slowlog
+        .map(([, , us, args]) => ({ command: commandName(args), ms: Math.round(us / 100) / 10 }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, SLOW_COMMANDS_SHOWN),
+    };
   };
 }
 
-export function formatRedisStalls(stalls: RedisStall[]): string {
-  if (stalls.length === 0) return `Redis: no stall of ${THRESHOLD_MS} ms or more`;
-  return `Redis: longest stalls ${stalls.map((s) => `${s.event} ${s.maxMs} ms`).join(', ')}`;
+/** The command and its first argument (a script's sha, a key), never the values it carried. */
+function commandName(args: string[]): string {
+  return args.slice(0, 2).join(' ').slice(0, 60);
+}
+
+export function formatRedisStalls(stalls: RedisStalls): string {
+  if (stalls.events.length === 0) return `Redis: no stall of ${THRESHOLD_MS} ms or more`;
+  const slow = stalls.slowCommands.map((c) => `${c.command} ${c.ms} ms`).join(', ');
+  return `Redis: longest stalls ${stalls.events.map((s) => `${s.event} ${s.maxMs} ms`).join(', ')}${slow ? `; slowest commands ${slow}` : ''}`;
 }
 
 /**

@@ -8,6 +8,7 @@
  * orchestration; in a process of its own each server has a small, clean heap, and the
  * baseline and the API run under the same conditions.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -110,18 +111,23 @@ function watchPauses(): { stop(): ServerPauses } {
 
 const WINDOW_MS = 100;
 
-/** The run in 100 ms windows: event-loop utilization, CPU share, GC and how late the window's timer fired. */
+/**
+ * The run in 100 ms windows: event-loop utilization, CPU share, GC and how late the window's
+ * timer fired, and what the whole machine did meanwhile (busy and stolen shares).
+ */
 function watchWindows(gc: { totalMsSoFar(): number }): { stop(): ServerWindow[] } {
   const windows: ServerWindow[] = [];
   let due = performance.now() + WINDOW_MS;
   let elu = performance.eventLoopUtilization();
   let cpu = process.cpuUsage();
   let gcMs = gc.totalMsSoFar();
+  let machine = machineTicks();
   const timer = setInterval(() => {
     const now = performance.now();
     const eluNow = performance.eventLoopUtilization();
     const cpuNow = process.cpuUsage();
     const gcNow = gc.totalMsSoFar();
+    const machineNow = machineTicks();
     const elapsedMs = WINDOW_MS + Math.max(0, now - due);
     windows.push({
       endEpochMs: Math.round(performance.timeOrigin + now),
@@ -129,13 +135,43 @@ function watchWindows(gc: { totalMsSoFar(): number }): { stop(): ServerWindow[] 
       cpuPct: Math.round(((cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000 / elapsedMs) * 100),
       gcMs: roundMs(gcNow - gcMs),
       lateMs: roundMs(Math.max(0, now - due)),
+      ...machineShares(machine, machineNow),
     });
-    [elu, cpu, gcMs, due] = [eluNow, cpuNow, gcNow, now + WINDOW_MS];
+    [elu, cpu, gcMs, due, machine] = [eluNow, cpuNow, gcNow, now + WINDOW_MS, machineNow];
   }, WINDOW_MS);
   return {
     stop() {
       clearInterval(timer);
       return windows;
     },
+  };
+}
+
+interface MachineTicks {
+  total: number;
+  idle: number;
+  steal: number;
+}
+
+/** The machine's CPU time so far, all cores, in clock ticks (/proc/stat's first line); undefined off Linux. */
+function machineTicks(): MachineTicks | undefined {
+  let line: string;
+  try {
+    line = readFileSync('/proc/stat', 'latin1').slice(0, 200).split('\n', 1)[0]!;
+  } catch {
+    return undefined;
+  }
+  // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is
+  // already counted in user and nice)
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1, 9).map(Number) as number[];
+  return { total: user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal!, idle: idle! + iowait!, steal: steal! };
+}
+
+function machineShares(before: MachineTicks | undefined, after: MachineTicks | undefined): Pick<ServerWindow, 'machineBusyPct' | 'machineStealPct'> {
+  if (!before || !after || after.total === before.total) return {};
+  const total = after.total - before.total;
+  return {
+    machineBusyPct: Math.round(((total - (after.idle - before.idle) - (after.steal - before.steal)) / total) * 100),
+    machineStealPct: Math.round(((after.steal - before.steal) / total) * 100),
   };
 }

@@ -37,6 +37,13 @@ export interface ServerWindow {
   gcMs: number;
   /** How late the window's own timer fired: the longest the loop could not turn. */
   lateMs: number;
+  /**
+   * The whole machine in the window (/proc/stat, all cores): the share of its cores' time
+   * that was busy, and the share the hypervisor gave to others (steal), in %. Absent from
+   * an older compared checkout's child, and where /proc/stat cannot be read.
+   */
+  machineBusyPct?: number;
+  machineStealPct?: number;
 }
 
 /** Server to bench. */
