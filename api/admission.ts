@@ -7,6 +7,12 @@
  * count (`deferAdmission`), and the route awaits `admitted` together with its first read,
  * before it acts on what it read.
  *
+ * Both also leave in one write: the ApiKey check holds the connection's writes before it
+ * starts the count (api/redis-writes.ts), and the route releases them once its first read is
+ * issued (`readIssued`), a few microtasks later. Apart, each was a loopback write that woke
+ * Redis, and when requests come one at a time those wake-ups are a large share of what a
+ * request costs the server and Redis (bench:api, docs/benchmarks.md).
+ *
  * The answer is the same as with the count awaited first: a refused request gets 429 and its
  * RateLimit-* headers whatever else went wrong, because the error handler awaits the
  * decision too before it answers (`admissionError`), and a request is counted whether or
@@ -25,11 +31,27 @@ export function admit(res: Response, decision: Promise<RateLimitDecision>): Prom
   });
 }
 
-/** Keeps the pending decision on the response for the route and the error handler to await. */
-export function deferAdmission(res: Response, admission: Promise<void>): void {
+/**
+ * Keeps the pending decision on the response for the route and the error handler to await,
+ * and `releaseWrites` for the route to call once its first read is issued.
+ */
+export function deferAdmission(res: Response, admission: Promise<void>, releaseWrites: () => void): void {
   // Awaited later (or never, if the response fails first): not an unhandled rejection.
   admission.catch(() => {});
   res.locals.admission = admission;
+  res.locals.releaseWrites = releaseWrites;
+}
+
+/** What a route that reads ahead of its admission is given. */
+export interface ReadAhead {
+  /** Resolves once the request is admitted; rejects with 10110 when it is refused. */
+  admitted: Promise<void>;
+  /** Call right after issuing the first read: the count and the read leave together. */
+  readIssued(): void;
+}
+
+export function readAhead(res: Response): ReadAhead {
+  return { admitted: admitted(res), readIssued: (res.locals.releaseWrites as (() => void) | undefined) ?? (() => {}) };
 }
 
 /** Resolves once the request is admitted; rejects with 10110 when it is refused. */

@@ -2,24 +2,29 @@
  * The ApiKey header, checked against the in-memory key cache (no ClickHouse round trip
  * per request), then the key's rate limit for this endpoint. Sets res.locals.apiKey.
  *
- * With `readsAhead`, the count is only started here and the route awaits the decision with
- * its own first Redis read, so that both travel in one round trip (api/admission.ts).
+ * With `readsAheadOn` (the Redis connection that both the limiter and the route's first read
+ * use), the count is only started here and the route awaits the decision with its own first
+ * read, so that both travel in one write and one round trip (api/admission.ts).
  */
+import type { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
 import type { ApiKeyRecord } from '../../shared/api-keys.ts';
 import { admit, deferAdmission } from '../admission.ts';
 import type { ApiKeyCache } from '../api-key-cache.ts';
 import { ApiError } from '../envelope.ts';
 import type { RateLimiter } from '../rate-limit.ts';
+import { holdWrites } from '../redis-writes.ts';
 
-export function requireApiKey(keys: ApiKeyCache, limiter: RateLimiter, endpoint: string, options: { readsAhead?: boolean } = {}): RequestHandler {
+export function requireApiKey(keys: ApiKeyCache, limiter: RateLimiter, endpoint: string, options: { readsAheadOn?: Redis } = {}): RequestHandler {
   return async (req, res, next) => {
     const key = req.get('ApiKey');
     if (!key) throw new ApiError('apiKeyMissing');
     const record = await keys.lookup(key);
     if (!record) throw new ApiError('apiKeyInvalid');
+    // Held before the count is issued, so that the count waits for the route's read.
+    const releaseWrites = options.readsAheadOn && holdWrites(options.readsAheadOn);
     const admission = admit(res, limiter.consume(record.keyId, endpoint, record.rateLimitPerMinute || undefined));
-    if (options.readsAhead) deferAdmission(res, admission);
+    if (releaseWrites) deferAdmission(res, admission, releaseWrites);
     else await admission;
     res.locals.apiKey = record satisfies ApiKeyRecord;
     next();
