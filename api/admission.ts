@@ -31,17 +31,6 @@ export function admit(res: Response, decision: Promise<RateLimitDecision>): Prom
   });
 }
 
-/**
- * Keeps the pending decision on the response for the route and the error handler to await,
- * and `releaseWrites` for the route to call once its first read is issued.
- */
-export function deferAdmission(res: Response, admission: Promise<void>, releaseWrites: () => void): void {
-  // Awaited later (or never, if the response fails first): not an unhandled rejection.
-  admission.catch(() => {});
-  res.locals.admission = admission;
-  res.locals.releaseWrites = releaseWrites;
-}
-
 /** What a route that reads ahead of its admission is given. */
 export interface ReadAhead {
   /** Resolves once the request is admitted; rejects with 10110 when it is refused. */
@@ -50,13 +39,26 @@ export interface ReadAhead {
   readIssued(): void;
 }
 
-export function readAhead(res: Response): ReadAhead {
-  return { admitted: admitted(res), readIssued: (res.locals.releaseWrites as (() => void) | undefined) ?? (() => {}) };
+/**
+ * Keeps the pending decision on the response for the route and the error handler to await,
+ * with `readIssued` for the route to call once its first read is on its way.
+ */
+export function deferAdmission(res: Response, ahead: ReadAhead): void {
+  // Awaited later (or never, if the response fails first): not an unhandled rejection.
+  ahead.admitted.catch(() => {});
+  res.locals.readAhead = ahead;
 }
+
+/** The deferred admission; a request whose count was already awaited has nothing to wait for or release. */
+export function readAhead(res: Response): ReadAhead {
+  return (res.locals.readAhead as ReadAhead | undefined) ?? ADMITTED;
+}
+
+const ADMITTED: ReadAhead = { admitted: Promise.resolve(), readIssued: () => {} };
 
 /** Resolves once the request is admitted; rejects with 10110 when it is refused. */
 export function admitted(res: Response): Promise<void> {
-  return (res.locals.admission as Promise<void> | undefined) ?? Promise.resolve();
+  return readAhead(res).admitted;
 }
 
 /**

@@ -21,9 +21,10 @@
  * peak, where many in flight share wake-ups) and what might explain its tail: the server's
  * GC and event-loop delay, the load generator's own stalls, Redis's latency monitor and its
  * slowest commands, and the server's 100 ms windows around the slowest stretches, with the
- * whole machine's busy and stolen (hypervisor) shares. BENCH_CPU_PROFILE=<file> writes the CPU profile of recommend's first peak run,
- * and <file>.bare that of the baseline's, to compare where each spends its time; <file>.half
- * and <file>.bare.half are those of their first half-peak runs.
+ * whole machine's busy and stolen (hypervisor) shares. BENCH_CPU_PROFILE=<file> writes the
+ * CPU profile of recommend's first peak run, and <file>.bare that of the baseline's, to
+ * compare where each spends its time; <file>.half and <file>.bare.half are those of their
+ * first half-peak runs.
  *
  *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000  BENCH_ROUNDS=3
  *   BENCH_ENDPOINTS=bare,recommend,sbt,healthz,tag (which to load; bare and recommend always)

@@ -21,11 +21,14 @@ export function requireApiKey(keys: ApiKeyCache, limiter: RateLimiter, endpoint:
     if (!key) throw new ApiError('apiKeyMissing');
     const record = await keys.lookup(key);
     if (!record) throw new ApiError('apiKeyInvalid');
-    // Held before the count is issued, so that the count waits for the route's read.
-    const releaseWrites = options.readsAheadOn && holdWrites(options.readsAheadOn);
-    const admission = admit(res, limiter.consume(record.keyId, endpoint, record.rateLimitPerMinute || undefined));
-    if (releaseWrites) deferAdmission(res, admission, releaseWrites);
-    else await admission;
+    const count = () => admit(res, limiter.consume(record.keyId, endpoint, record.rateLimitPerMinute || undefined));
+    if (options.readsAheadOn) {
+      // Held before the count is issued, so that the count waits for the route's read.
+      const readIssued = holdWrites(options.readsAheadOn);
+      deferAdmission(res, { admitted: count(), readIssued });
+    } else {
+      await count();
+    }
     res.locals.apiKey = record satisfies ApiKeyRecord;
     next();
   };
