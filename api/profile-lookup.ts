@@ -4,22 +4,23 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
-import { inList, sql } from '../shared/clickhouse/sql-literal.ts';
+import { inList, sql, type SqlFragment } from '../shared/clickhouse/sql-literal.ts';
 
 export type IdentifierKind = 'address' | 'social' | 'game';
 
 const idRow = z.object({ profile_id: z.string() });
-const addressesRow = z.object({ addresses: z.array(z.string()) });
 const summaryRow = z.object({ profile_id: z.string(), name: z.string(), avatar: z.string() });
 
 export type ProfileSummary = z.infer<typeof summaryRow>;
 
+/** The subquery for the profile an identifier is linked to now (no row when none). */
+export function profileIdsWith(kind: IdentifierKind, identifier: string): SqlFragment {
+  return sql`SELECT profile_id FROM profile_identities FINAL
+             WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1`;
+}
+
 export async function profileIdBy(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<string | undefined> {
-  const [row] = await ch.query(
-    sql`SELECT profile_id FROM profile_identities FINAL
-        WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1`,
-    idRow,
-  );
+  const [row] = await ch.query(profileIdsWith(kind, identifier), idRow);
   return row?.profile_id;
 }
 
@@ -28,29 +29,13 @@ export async function profileExists(ch: ClickHouse, profileId: string): Promise<
   return rows.length > 0;
 }
 
-/** The addresses of the profile an identifier belongs to, in one round trip; undefined if none. */
-export async function addressesOfProfileWith(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<string[] | undefined> {
-  const [row] = await ch.query(
-    sql`SELECT addresses FROM profiles FINAL
-        WHERE profile_id IN (
-            SELECT profile_id FROM profile_identities FINAL
-            WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1
-        )`,
-    addressesRow,
-  );
-  return row?.addresses;
-}
-
 const profileAddressesRow = z.object({ profile_id: z.string(), addresses: z.array(z.string()) });
 
 /** The profile an identifier belongs to, with its addresses, in one round trip; undefined if none. */
 export async function profileWith(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<{ profileId: string; addresses: string[] } | undefined> {
   const [row] = await ch.query(
     sql`SELECT profile_id, addresses FROM profiles FINAL
-        WHERE profile_id IN (
-            SELECT profile_id FROM profile_identities FINAL
-            WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1
-        )`,
+        WHERE profile_id IN (${profileIdsWith(kind, identifier)})`,
     profileAddressesRow,
   );
   return row ? { profileId: row.profile_id, addresses: row.addresses } : undefined;

@@ -1,7 +1,8 @@
-/** SBTs held by a set of addresses, through sbt_mints_by_owner (ordered by owner). */
+/** SBTs held by a user, through sbt_mints_by_owner (ordered by owner). */
 import { z } from 'zod';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
-import { inList, sql } from '../shared/clickhouse/sql-literal.ts';
+import { sql } from '../shared/clickhouse/sql-literal.ts';
+import { profileIdsWith, type IdentifierKind } from './profile-lookup.ts';
 
 export const sbtSchema = z
   .object({
@@ -25,12 +26,20 @@ const sbtRow = z.object({
   metadata_url: z.string(),
 });
 
-export async function sbtsHeldBy(ch: ClickHouse, addresses: string[]): Promise<Sbt[]> {
-  if (addresses.length === 0) return [];
+/**
+ * The SBTs of the profile an identifier belongs to (those held by any of its addresses), and
+ * for an address also those it holds itself, profile or not: one query, without a round trip
+ * for the profile's addresses first.
+ */
+export async function sbtsOfIdentifier(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<Sbt[]> {
   const rows = await ch.query(
     sql`SELECT contract, sbt_name, token_id, rdf_data, image_url, metadata_url
         FROM sbt_mints_by_owner FINAL
-        WHERE owner IN ${inList(addresses)}
+        WHERE owner IN (
+            SELECT arrayJoin(addresses) FROM profiles FINAL
+            WHERE profile_id IN (${profileIdsWith(kind, identifier)})
+        )
+        ${kind === 'address' ? sql`OR owner = ${identifier}` : sql``}
         ORDER BY chain_id, contract, length(token_id), token_id`,
     sbtRow,
   );

@@ -5,9 +5,9 @@ import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { address, identifier, socialHandle } from '../../shared/records/fields.ts';
 import { ApiError, envelopeSchema, success } from '../envelope.ts';
-import { addressesOfProfileWith } from '../profile-lookup.ts';
+import { profileIdBy } from '../profile-lookup.ts';
 import { parseQuery, parseWith } from '../request-validation.ts';
-import { sbtSchema, sbtsHeldBy, type Sbt } from '../sbts.ts';
+import { sbtSchema, sbtsOfIdentifier, type Sbt } from '../sbts.ts';
 
 /** Exactly one identifier: the interface leaves several or none open, so both are refused. */
 export const userIdentifierQuery = z.object({
@@ -44,12 +44,12 @@ export function sbtListRoute(deps: { ch: ClickHouse }, before: Guards, router: R
   });
 }
 
-/** A profile's SBTs are those of all its addresses; an address of no profile still has its own. */
+/**
+ * A profile's SBTs are those of all its addresses; an address of no profile still has its own.
+ * Most users asked for hold some, so the profile is looked up on its own only when none came.
+ */
 async function sbtsOf(ch: ClickHouse, user: UserIdentifier): Promise<Sbt[]> {
-  const addresses = await addressesOfProfileWith(ch, user.kind, user.value);
-  if (addresses) return sbtsHeldBy(ch, addresses);
-  if (user.kind !== 'address') throw new ApiError('userNotFound');
-  const held = await sbtsHeldBy(ch, [user.value]);
-  if (held.length === 0) throw new ApiError('userNotFound', 'user not found: no profile has this address and it holds no SBT');
-  return held;
+  const held = await sbtsOfIdentifier(ch, user.kind, user.value);
+  if (held.length > 0 || (await profileIdBy(ch, user.kind, user.value))) return held;
+  throw new ApiError('userNotFound', user.kind === 'address' ? 'user not found: no profile has this address and it holds no SBT' : undefined);
 }

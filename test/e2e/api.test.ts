@@ -393,6 +393,7 @@ describe('SBT list', () => {
     await ingestFiles(api, 'profiles', [
       await writeJsonLines('holder.jsonl', [
         { profileId: 'p_holder', name: 'Holder', addresses: ['0x' + 'a'.repeat(40), '0x' + 'b'.repeat(40)], socialUsername: 'Holder_X', gamePlatformId: 'steam:42' },
+        { profileId: 'p_no_sbts', name: 'Empty-handed', addresses: ['0x' + 'c'.repeat(40)], socialUsername: 'empty_handed', gamePlatformId: 'steam:43' },
       ]),
     ]);
     await ingestFiles(api, 'sbt-mints', [
@@ -414,6 +415,13 @@ describe('SBT list', () => {
     for (const query of [`address=0x${'9'.repeat(40)}`, 'socialUsername=nobody', 'gamePlatformId=none:1']) {
       const { status, body } = await api.call(`/api/v1/sbt/list?${query}`, { apiKey });
       expect([status, body.code]).toEqual([404, '11602']);
+    }
+  });
+
+  it('answers an empty list, not 11602, for a profile that holds no SBT', async () => {
+    for (const query of [`address=0x${'c'.repeat(40)}`, 'socialUsername=Empty_Handed', 'gamePlatformId=steam:43']) {
+      const { status, body } = await api.call(`/api/v1/sbt/list?${query}`, { apiKey });
+      expect([status, body.code, body.data]).toEqual([200, '0', []]);
     }
   });
 
