@@ -19,6 +19,12 @@ export function profileIdsWith(kind: IdentifierKind, identifier: string): SqlFra
              WHERE kind = ${kind} AND identifier = ${identifier} AND linked = 1`;
 }
 
+/** The subquery for the addresses of the profile an identifier is linked to, one row each. */
+export function profileAddressesWith(kind: IdentifierKind, identifier: string): SqlFragment {
+  return sql`SELECT arrayJoin(addresses) FROM profiles FINAL
+             WHERE profile_id IN (${profileIdsWith(kind, identifier)})`;
+}
+
 export async function profileIdBy(ch: ClickHouse, kind: IdentifierKind, identifier: string): Promise<string | undefined> {
   const [row] = await ch.query(profileIdsWith(kind, identifier), idRow);
   return row?.profile_id;

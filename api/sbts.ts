@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
 import { sql } from '../shared/clickhouse/sql-literal.ts';
-import { profileIdsWith, type IdentifierKind } from './profile-lookup.ts';
+import { profileAddressesWith, type IdentifierKind } from './profile-lookup.ts';
 
 export const sbtSchema = z
   .object({
@@ -35,10 +35,7 @@ export async function sbtsOfIdentifier(ch: ClickHouse, kind: IdentifierKind, ide
   const rows = await ch.query(
     sql`SELECT contract, sbt_name, token_id, rdf_data, image_url, metadata_url
         FROM sbt_mints_by_owner FINAL
-        WHERE owner IN (
-            SELECT arrayJoin(addresses) FROM profiles FINAL
-            WHERE profile_id IN (${profileIdsWith(kind, identifier)})
-        )
+        WHERE owner IN (${profileAddressesWith(kind, identifier)})
         ${kind === 'address' ? sql`OR owner = ${identifier}` : sql``}
         ORDER BY chain_id, contract, length(token_id), token_id`,
     sbtRow,
