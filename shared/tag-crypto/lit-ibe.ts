@@ -40,6 +40,8 @@ const SCHEME_PROOF_OF_POSSESSION = 2;
 const SCALAR_BYTES = 32;
 const G1_BYTES = 48;
 
+const WRONG_KEY = 'decryption failed: wrong key or corrupted ciphertext';
+
 export class DecryptionError extends Error {
   override name = 'DecryptionError';
 }
@@ -75,11 +77,14 @@ export function decryptWithSignature(ciphertextBase64: string, signature: G2Poin
   const { u, v, w } = parseCiphertext(ciphertextBase64);
   const alpha = xor(sha256(bls12_381.fields.Fp12.toBytes(bls12_381.pairing(u, signature))), v);
   const plaintext = xor(shake128(alpha, { dkLen: w.length }), w);
-  const { value: length, size } = readLeb128(plaintext);
-  if (length > plaintext.length - size) throw new DecryptionError('decryption failed: wrong key or corrupted ciphertext');
+  // With a wrong key the plaintext is noise, so its length field may not even parse:
+  // that is the same failure as a length that does not fit.
+  const field = readLeb128(plaintext);
+  if (!field || field.value > plaintext.length - field.size) throw new DecryptionError(WRONG_KEY);
+  const { value: length, size } = field;
   const message = plaintext.slice(size, size + length);
   const r = hashToScalar(concatBytes(alpha, sha256(message)));
-  if (!G1.BASE.multiply(r).equals(u)) throw new DecryptionError('decryption failed: wrong key or corrupted ciphertext');
+  if (!G1.BASE.multiply(r).equals(u)) throw new DecryptionError(WRONG_KEY);
   return message;
 }
 
@@ -104,7 +109,9 @@ export function parseCiphertext(ciphertextBase64: string): Ciphertext {
     throw new DecryptionError('ciphertext does not start with a G1 point');
   }
   const v = bytes.slice(G1_BYTES, G1_BYTES + 32);
-  const { value: wLength, size } = readLeb128(bytes.subarray(G1_BYTES + 32));
+  const field = readLeb128(bytes.subarray(G1_BYTES + 32));
+  if (!field) throw new DecryptionError('ciphertext length field is malformed');
+  const { value: wLength, size } = field;
   const wStart = G1_BYTES + 32 + size;
   if (wStart + wLength + 1 !== bytes.length || bytes[bytes.length - 1] !== SCHEME_PROOF_OF_POSSESSION) {
     throw new DecryptionError('ciphertext is not in the expected format');
@@ -150,11 +157,12 @@ function leb128(value: number): Uint8Array {
   return new Uint8Array(out);
 }
 
-function readLeb128(bytes: Uint8Array): { value: number; size: number } {
+/** The value and its size in bytes, or undefined when no byte of the first five ends the number. */
+function readLeb128(bytes: Uint8Array): { value: number; size: number } | undefined {
   let value = 0;
   for (let i = 0; i < Math.min(bytes.length, 5); i++) {
     value += (bytes[i]! & 0x7f) * 2 ** (7 * i);
     if ((bytes[i]! & 0x80) === 0) return { value, size: i + 1 };
   }
-  throw new DecryptionError('ciphertext length field is malformed');
+  return undefined;
 }

@@ -64,6 +64,19 @@ describe("Lit's BLS12-381 identity-based encryption", () => {
     bytes[60]! ^= 1;
     expect(() => decryptWithSignature(btoa(String.fromCharCode(...bytes)), hashIdentity(identity).multiply(master))).toThrow(DecryptionError);
   });
+
+  it('calls a key that turns the length field into noise a failed decryption, like any wrong key', () => {
+    // A wrong key gives a noise plaintext whose leading length field may not parse (1 in 32).
+    // The same noise, made certain: XOR the ciphertext's W so the right key reads five
+    // continuation bytes where leb128(32) and the message's first four bytes were.
+    const key = globalThis.crypto.getRandomValues(new Uint8Array(32));
+    const bytes = Uint8Array.from(atob(encryptToIdentity(publicKey, key, identity)), (c) => c.charCodeAt(0));
+    const wStart = 48 + 32 + 1;
+    [32, ...key.slice(0, 4)].forEach((plain, i) => (bytes[wStart + i]! ^= plain ^ 0xff));
+    expect(() => decryptWithSignature(btoa(String.fromCharCode(...bytes)), hashIdentity(identity).multiply(master))).toThrow(
+      /^decryption failed: wrong key or corrupted ciphertext$/,
+    );
+  });
 });
 
 describe('access-control identities', () => {
