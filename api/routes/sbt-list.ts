@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { address, identifier, socialHandle } from '../../shared/records/fields.ts';
 import { ApiError, envelopeSchema, success } from '../envelope.ts';
-import { profileIdBy } from '../profile-lookup.ts';
+import { profileIdBy, type IdentifierKind } from '../profile-lookup.ts';
 import { parseQuery, parseWith } from '../request-validation.ts';
 import { sbtSchema, sbtsOfIdentifier, type Sbt } from '../sbts.ts';
 
@@ -18,10 +18,10 @@ export const userIdentifierQuery = z.object({
 
 export const sbtListResponse = envelopeSchema(z.array(sbtSchema));
 
-export type UserIdentifier =
-  | { kind: 'address'; value: string }
-  | { kind: 'social'; value: string }
-  | { kind: 'game'; value: string };
+export interface UserIdentifier {
+  kind: IdentifierKind;
+  value: string;
+}
 
 export function oneIdentifier(query: z.output<typeof userIdentifierQuery>): UserIdentifier {
   const given = (['address', 'socialUsername', 'gamePlatformId'] as const).filter((name) => query[name] !== undefined);
