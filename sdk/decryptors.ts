@@ -4,7 +4,7 @@
  *   check the result against the network key, decrypt locally;
  * - Lit Protocol (production): a connected LitNodeClient's `decrypt`.
  */
-import { decryptWithSignature, publicKeyFromHex } from '../shared/tag-crypto/lit-ibe.ts';
+import { DecryptionError, decryptWithSignature, publicKeyFromHex, type G2Point } from '../shared/tag-crypto/lit-ibe.ts';
 import {
   combineSignatureShares,
   fromLitShare,
@@ -67,9 +67,24 @@ export function custodianDecryptor(network: CustodianNetwork): KeyDecryptor {
           `fewer than ${network.threshold} custodians gave a valid share (${shares.length} answered${refusals.length ? `; refused: ${refusals.join('; ')}` : ''})`,
         );
       }
-      return decryptWithSignature(request.ciphertext, signature);
+      return keyOpenedBy(request.ciphertext, signature);
     },
   };
+}
+
+/**
+ * The symmetric key. The custodians signed the identity the authorization names, so a
+ * key that does not open the ciphertext was made for another audience, or altered.
+ */
+function keyOpenedBy(ciphertext: string, signature: G2Point): Uint8Array {
+  try {
+    return decryptWithSignature(ciphertext, signature);
+  } catch (error) {
+    if (!(error instanceof DecryptionError)) throw error;
+    throw new TagDecryptionError(
+      `${error.message} (were the tags fetched with an authorization for another domain, chain or address than this one?)`,
+    );
+  }
 }
 
 async function askCustodian(doFetch: typeof fetch, url: string, body: string, timeoutMs: number): Promise<SignatureShare | Error> {
