@@ -79,10 +79,9 @@ export function decryptWithSignature(ciphertextBase64: string, signature: G2Poin
   const plaintext = xor(shake128(alpha, { dkLen: w.length }), w);
   // With a wrong key the plaintext is noise, so its length field may not even parse:
   // that is the same failure as a length that does not fit.
-  const field = readLeb128(plaintext);
-  if (!field || field.value > plaintext.length - field.size) throw new DecryptionError(WRONG_KEY);
-  const { value: length, size } = field;
-  const message = plaintext.slice(size, size + length);
+  const length = readLeb128(plaintext);
+  if (!length || length.value > plaintext.length - length.size) throw new DecryptionError(WRONG_KEY);
+  const message = plaintext.slice(length.size, length.size + length.value);
   const r = hashToScalar(concatBytes(alpha, sha256(message)));
   if (!G1.BASE.multiply(r).equals(u)) throw new DecryptionError(WRONG_KEY);
   return message;
@@ -109,14 +108,13 @@ export function parseCiphertext(ciphertextBase64: string): Ciphertext {
     throw new DecryptionError('ciphertext does not start with a G1 point');
   }
   const v = bytes.slice(G1_BYTES, G1_BYTES + 32);
-  const field = readLeb128(bytes.subarray(G1_BYTES + 32));
-  if (!field) throw new DecryptionError('ciphertext length field is malformed');
-  const { value: wLength, size } = field;
-  const wStart = G1_BYTES + 32 + size;
-  if (wStart + wLength + 1 !== bytes.length || bytes[bytes.length - 1] !== SCHEME_PROOF_OF_POSSESSION) {
+  const wLength = readLeb128(bytes.subarray(G1_BYTES + 32));
+  if (!wLength) throw new DecryptionError('ciphertext length field is malformed');
+  const wStart = G1_BYTES + 32 + wLength.size;
+  if (wStart + wLength.value + 1 !== bytes.length || bytes[bytes.length - 1] !== SCHEME_PROOF_OF_POSSESSION) {
     throw new DecryptionError('ciphertext is not in the expected format');
   }
-  return { u, v, w: bytes.slice(wStart, wStart + wLength) };
+  return { u, v, w: bytes.slice(wStart, wStart + wLength.value) };
 }
 
 /** blsful's hash to scalar: HKDF-SHA256 with the time-lock salt, 48 bytes big-endian mod r. */

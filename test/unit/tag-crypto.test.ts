@@ -10,6 +10,7 @@ import { encrypt as litEncrypt, verifyAndDecryptWithSignatureShares } from '@lit
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashAccessControlConditions, identityOf, userAddressConditions } from '../../shared/tag-crypto/access-conditions.ts';
+import { base64ToBytes, bytesToBase64 } from '../../shared/tag-crypto/base64.ts';
 import { DecryptionError, decryptWithSignature, encryptToIdentity, hashIdentity } from '../../shared/tag-crypto/lit-ibe.ts';
 import {
   combineSignatureShares,
@@ -60,9 +61,9 @@ describe("Lit's BLS12-381 identity-based encryption", () => {
     await expect(verifyAndDecryptWithSignatureShares(publicKeyHex, identity, ciphertext, litShares(identity, shares.slice(0, 2)))).rejects.toThrow();
     const other = new TextEncoder().encode('lit-accesscontrolcondition://abc/other');
     expect(() => decryptWithSignature(ciphertext, hashIdentity(other).multiply(master))).toThrow(DecryptionError);
-    const bytes = Uint8Array.from(atob(ciphertext), (c) => c.charCodeAt(0));
+    const bytes = base64ToBytes(ciphertext);
     bytes[60]! ^= 1;
-    expect(() => decryptWithSignature(btoa(String.fromCharCode(...bytes)), hashIdentity(identity).multiply(master))).toThrow(DecryptionError);
+    expect(() => decryptWithSignature(bytesToBase64(bytes), hashIdentity(identity).multiply(master))).toThrow(DecryptionError);
   });
 
   it('calls a key that turns the length field into noise a failed decryption, like any wrong key', () => {
@@ -70,10 +71,10 @@ describe("Lit's BLS12-381 identity-based encryption", () => {
     // The same noise, made certain: XOR the ciphertext's W so the right key reads five
     // continuation bytes where leb128(32) and the message's first four bytes were.
     const key = globalThis.crypto.getRandomValues(new Uint8Array(32));
-    const bytes = Uint8Array.from(atob(encryptToIdentity(publicKey, key, identity)), (c) => c.charCodeAt(0));
-    const wStart = 48 + 32 + 1;
+    const bytes = base64ToBytes(encryptToIdentity(publicKey, key, identity));
+    const wStart = 48 + 32 + 1; // after U, V and W's one-byte length (33)
     [32, ...key.slice(0, 4)].forEach((plain, i) => (bytes[wStart + i]! ^= plain ^ 0xff));
-    expect(() => decryptWithSignature(btoa(String.fromCharCode(...bytes)), hashIdentity(identity).multiply(master))).toThrow(
+    expect(() => decryptWithSignature(bytesToBase64(bytes), hashIdentity(identity).multiply(master))).toThrow(
       /^decryption failed: wrong key or corrupted ciphertext$/,
     );
   });
