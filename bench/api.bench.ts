@@ -526,12 +526,12 @@ async function buildSnapshot(ch: ClickHouse): Promise<number> {
             toUInt32((n + 1 + (rank - 1) * ${step} + cityHash64(n) % ${step}) % ${profiles}) AS candidate_n,
             toUInt32(cityHash64(number, 'friend') % ${profiles}) AS friend_n
           FROM numbers(${profiles * per})
-        )
-        ANY INNER JOIN bench_profile_numbers USING n
-      )
-      ANY INNER JOIN (SELECT n AS candidate_n, profile_id AS candidate_id FROM bench_profile_numbers) USING candidate_n
-    )
-    ANY INNER JOIN (SELECT n AS friend_n, profile_id AS friend_id FROM bench_profile_numbers) USING friend_n`);
+        ) AS generated
+        ALL INNER JOIN bench_profile_numbers USING n
+      ) AS with_profiles
+      ALL INNER JOIN (SELECT n AS candidate_n, profile_id AS candidate_id FROM bench_profile_numbers) AS candidates USING candidate_n
+    ) AS with_candidates
+    ALL INNER JOIN (SELECT n AS friend_n, profile_id AS friend_id FROM bench_profile_numbers) AS friends USING friend_n`);
   await ch.command(sql`DROP TABLE bench_profile_numbers`);
   const [written] = await ch.query(
     sql`SELECT count() AS n, uniqExact(profile_id) AS profiles FROM recommendations WHERE snapshot_id = ${SNAPSHOT_ID}`,

@@ -73,13 +73,13 @@ function followeeRanksSql(snapshotId: number): SqlFragment {
         FROM
         (
             SELECT src, dst, src_degree, followers AS dst_followers
-            FROM (SELECT src, dst, src_degree FROM mat_follow_edges WHERE snapshot_id = ${snapshotId})
-            ALL LEFT JOIN (${followerCountsSql(snapshotId, 'dst')}) USING dst
+            FROM (SELECT src, dst, src_degree FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}) AS edges
+            ALL LEFT JOIN (${followerCountsSql(snapshotId, 'dst')}) AS counts USING dst
         )
         GROUP BY src
     )
     ARRAY JOIN keys AS key, arrayEnumerate(keys) AS dst_rank
-    ALL LEFT JOIN (SELECT src, followers AS src_followers FROM (${followerCountsSql(snapshotId, 'src')})) USING src`;
+    ALL LEFT JOIN (SELECT src, followers AS src_followers FROM (${followerCountsSql(snapshotId, 'src')})) AS counts USING src`;
 }
 
 /**
@@ -121,8 +121,8 @@ export function collectionCandidatesSql(snapshotId: number, params: ScoringParam
         FROM
         (
             SELECT collection, pid, followers
-            FROM (SELECT collection, pid FROM mat_collection_holders WHERE snapshot_id = ${snapshotId})
-            ALL LEFT JOIN (${followerCountsSql(snapshotId, 'pid')}) USING pid
+            FROM (SELECT collection, pid FROM mat_collection_holders WHERE snapshot_id = ${snapshotId}) AS holders
+            ALL LEFT JOIN (${followerCountsSql(snapshotId, 'pid')}) AS counts USING pid
         )
         GROUP BY collection
     )

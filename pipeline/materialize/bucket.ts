@@ -41,8 +41,8 @@ export async function computeBucket(
     sql`
       INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
       SELECT ${snapshotId}, ${bucket}, profile_id, ${RANKED_COLUMNS}
-      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets), params)})
-      ANY INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) USING p`,
+      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets), params)}) AS ranked
+      ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS callers USING p`,
     settings,
   );
   const [row] = await ch.query(

@@ -64,12 +64,12 @@ export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, pa
                     GROUP BY p
                 )
                 ARRAY JOIN ranked AS r, arrayEnumerate(ranked) AS rank
-            )
-            ANY LEFT JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles ${of}) USING c
-        )
-        ANY LEFT JOIN (SELECT pid AS subject_pid, profile_id AS subject_profile_id FROM mat_profiles ${of}) USING subject_pid
-    )
-    ANY LEFT JOIN (SELECT collection AS subject_collection, name AS collection_name FROM mat_collections ${of}) USING subject_collection`;
+            ) AS ranks
+            ALL LEFT JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles ${of}) AS candidates USING c
+        ) AS named
+        ALL LEFT JOIN (SELECT pid AS subject_pid, profile_id AS subject_profile_id FROM mat_profiles ${of}) AS subjects USING subject_pid
+    ) AS with_subjects
+    ALL LEFT JOIN (SELECT collection AS subject_collection, name AS collection_name FROM mat_collections ${of}) AS collections USING subject_collection`;
 }
 
 /**
@@ -155,12 +155,12 @@ const SCORE_COLUMN: Record<number, string> = { 1: 'social_score', 2: 'counterpar
 function socialSql(snapshotId: number, callers: CallerFacts): SqlFragment {
   return sql`
     SELECT p, c, toUInt8(${SIGNAL.social}) AS signal, toFloat64(1) AS part, toUInt64(0) AS key
-    FROM (SELECT p, followee AS social_username FROM (${callers.socialFollows}))
+    FROM (SELECT p, followee AS social_username FROM (${callers.socialFollows})) AS followed
     ALL INNER JOIN
     (
         SELECT social_username, pid AS c FROM mat_profiles
         WHERE snapshot_id = ${snapshotId} AND social_username != ''
-    ) USING social_username`;
+    ) AS handles USING social_username`;
 }
 
 /**
@@ -176,8 +176,8 @@ function counterpartySql(snapshotId: number, callers: CallerFacts): SqlFragment 
     FROM
     (
         SELECT p, c, chain_id, sum(weight) AS chain_weight
-        FROM (SELECT p, counterparty AS address, chain_id, weight FROM (${callers.interactions}))
-        ALL INNER JOIN (SELECT address, pid AS c FROM mat_addresses WHERE snapshot_id = ${snapshotId}) USING address
+        FROM (SELECT p, counterparty AS address, chain_id, weight FROM (${callers.interactions})) AS interactions
+        ALL INNER JOIN (SELECT address, pid AS c FROM mat_addresses WHERE snapshot_id = ${snapshotId}) AS owners USING address
         GROUP BY p, c, chain_id
     )
     GROUP BY p, c`;
@@ -195,10 +195,10 @@ function nftSql(snapshotId: number, callers: CallerFacts): SqlFragment {
     FROM
     (
         SELECT p, collection, weight, chain_id AS chain
-        FROM (SELECT p, collection FROM (${callers.holdings}))
-        ALL INNER JOIN (SELECT collection, weight, chain_id FROM mat_collections WHERE snapshot_id = ${snapshotId}) USING collection
-    )
-    ALL INNER JOIN (SELECT collection, pid AS c FROM mat_collection_candidates WHERE snapshot_id = ${snapshotId}) USING collection`;
+        FROM (SELECT p, collection FROM (${callers.holdings})) AS held
+        ALL INNER JOIN (SELECT collection, weight, chain_id FROM mat_collections WHERE snapshot_id = ${snapshotId}) AS collections USING collection
+    ) AS weighted
+    ALL INNER JOIN (SELECT collection, pid AS c FROM mat_collection_candidates WHERE snapshot_id = ${snapshotId}) AS holders USING collection`;
 }
 
 /**

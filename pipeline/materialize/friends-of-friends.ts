@@ -25,12 +25,12 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, si
   return sql`
     SELECT p, arrayJoin(candidates) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
            bitShiftLeft(toUInt64(degree), 32) + f AS key
-    FROM (${callers.firstHops})
-    ANY INNER JOIN
+    FROM (${callers.firstHops}) AS hops
+    ALL INNER JOIN
     (
         SELECT f, candidates FROM mat_fof_forward
         WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${callers.firstHops}))
-    ) USING f
+    ) AS forward USING f
     UNION ALL
     ${pathsBackSql(snapshotId, callers, signal)}`;
 }
@@ -56,13 +56,13 @@ export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'fol
         (
             SELECT p, f, ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers})) AS follows_back
             FROM (${callers.followees})
-        )
+        ) AS followed
         ALL INNER JOIN
         (
             SELECT src AS f, any(src_degree) AS followee_degree FROM mat_follow_edges
             WHERE snapshot_id = ${snapshotId} AND src IN (SELECT f FROM (${callers.followees}))
             GROUP BY src
-        ) USING f
+        ) AS degrees USING f
         GROUP BY p
     )`;
 }
@@ -89,12 +89,12 @@ function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number):
         FROM
         (
             SELECT p, c, arrayJoin(arrayFilter(v -> (bitShiftLeft(toUInt64(p), 32) + bitAnd(v, ${LOW_HALF})) IN ${followed}, followers)) AS via
-            FROM (${followers})
-            ANY INNER JOIN
+            FROM (${followers}) AS following_back
+            ALL INNER JOIN
             (
                 SELECT c, followers FROM mat_fof_back
                 WHERE snapshot_id = ${snapshotId} AND c IN (SELECT c FROM (${callers.followers}))
-            ) USING c
+            ) AS back USING c
         )
     )
     WHERE NOT (passed_on = 1 AND ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'f')} FROM (${callers.firstHops})))`;

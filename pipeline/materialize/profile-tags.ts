@@ -25,18 +25,18 @@ export async function writeProfileTags(ch: ClickHouse, snapshotId: number, setti
             (
                 SELECT profile_id, arrayJoin(addresses) AS owner
                 FROM profiles FINAL
-            )
+            ) AS owners
             ALL INNER JOIN
             (
                 SELECT owner, chain_id, contract
                 FROM sbt_mints_by_owner FINAL
-            ) USING owner
-        )
+            ) AS mints USING owner
+        ) AS held
         ALL INNER JOIN
         (
             SELECT chain_id, contract, categories
             FROM sbt_issuers FINAL
-        ) USING (chain_id, contract)
+        ) AS issuers USING (chain_id, contract)
     )
     GROUP BY profile_id`,
     settings,

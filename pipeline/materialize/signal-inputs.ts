@@ -66,8 +66,8 @@ export function interactionsSql(snapshotId: number, params: ScoringParams, asOf:
         SELECT chain_id, own AS address, other AS counterparty, time
         FROM (${interactionEndsSql(params, asOf, callers.onlyAddresses)})
         WHERE other NOT IN ${excluded} AND own NOT IN ${excluded}
-    )
-    ALL INNER JOIN (${callers.addresses}) USING address
+    ) AS ends
+    ALL INNER JOIN (${callers.addresses}) AS callers USING address
     GROUP BY p, counterparty, chain_id`;
 }
 
@@ -80,16 +80,16 @@ export function holdingsSql(callers: Callers): SqlFragment {
     (
         SELECT chain_id, contract, holder AS address
         FROM nft_holdings ${near}
-    )
-    ALL INNER JOIN (${callers.addresses}) USING address`;
+    ) AS holdings
+    ALL INNER JOIN (${callers.addresses}) AS callers USING address`;
 }
 
 /** (p, collection): holdings (p, chain_id, contract) of collections eligible in the snapshot. */
 export function eligibleHoldingsSql(snapshotId: number, holdings: SqlFragment): SqlFragment {
   return sql`
     SELECT p, collection
-    FROM (${holdings})
-    ALL INNER JOIN (SELECT chain_id, contract, collection FROM mat_collections WHERE snapshot_id = ${snapshotId}) USING (chain_id, contract)`;
+    FROM (${holdings}) AS holdings
+    ALL INNER JOIN (SELECT chain_id, contract, collection FROM mat_collections WHERE snapshot_id = ${snapshotId}) AS collections USING (chain_id, contract)`;
 }
 
 /**
@@ -105,8 +105,8 @@ export function socialFollowsSql(handles: SqlFragment, onlyHandle?: string): Sql
         SELECT follower AS social_username, followee
         FROM social_follows FINAL
         WHERE active = 1 ${near}
-    )
-    ALL INNER JOIN (${handles}) USING social_username`;
+    ) AS follows
+    ALL INNER JOIN (${handles}) AS callers USING social_username`;
 }
 
 /**
@@ -127,13 +127,13 @@ export function followeesSql(snapshotId: number, followers: SqlFragment, onlyFol
             SELECT follower_profile_id, followee_profile_id
             FROM follows FINAL
             WHERE active = 1 ${near}
-        )
-        ALL INNER JOIN (SELECT profile_id AS follower_profile_id, p FROM (${followers})) USING follower_profile_id
-    )
+        ) AS follows
+        ALL INNER JOIN (SELECT profile_id AS follower_profile_id, p FROM (${followers})) AS callers USING follower_profile_id
+    ) AS followed
     ALL INNER JOIN
     (
         SELECT profile_id AS followee_profile_id, pid AS f FROM mat_profiles WHERE snapshot_id = ${snapshotId}
-    ) USING followee_profile_id
+    ) AS followees USING followee_profile_id
     WHERE f != p`;
 }
 
@@ -141,9 +141,9 @@ export function followeesSql(snapshotId: number, followers: SqlFragment, onlyFol
 export function followersSql(snapshotId: number, profileId: string, pid: number): SqlFragment {
   return sql`
     SELECT toUInt32(${pid}) AS p, c
-    FROM (SELECT follower_profile_id FROM follows FINAL WHERE followee_profile_id = ${profileId} AND active = 1)
+    FROM (SELECT follower_profile_id FROM follows FINAL WHERE followee_profile_id = ${profileId} AND active = 1) AS follows
     ALL INNER JOIN
     (
         SELECT profile_id AS follower_profile_id, pid AS c FROM mat_profiles WHERE snapshot_id = ${snapshotId}
-    ) USING follower_profile_id`;
+    ) AS followers USING follower_profile_id`;
 }

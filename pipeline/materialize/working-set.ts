@@ -120,8 +120,8 @@ function addressesSql(snapshotId: number): SqlFragment {
   return sql`
     INSERT INTO mat_addresses (snapshot_id, address, pid)
     SELECT ${snapshotId}, address, pid
-    FROM (SELECT profile_id, arrayJoin(addresses) AS address FROM profiles FINAL)
-    ALL INNER JOIN (SELECT profile_id, pid FROM mat_profiles WHERE snapshot_id = ${snapshotId}) USING profile_id`;
+    FROM (SELECT profile_id, arrayJoin(addresses) AS address FROM profiles FINAL) AS addresses
+    ALL INNER JOIN (SELECT profile_id, pid FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS profiles USING profile_id`;
 }
 
 /**
@@ -191,8 +191,8 @@ function collectionsSql(snapshotId: number, params: ScoringParams): SqlFragment 
             WHERE snapshot_id = ${snapshotId} ${notSpam}
             GROUP BY chain_id, contract
             HAVING holders >= 2 AND holders <= ${params.nftMaxHolders}
-        )
-        ALL LEFT JOIN (SELECT chain_id, contract, name, symbol FROM nft_collections FINAL) USING (chain_id, contract)
+        ) AS eligible
+        ALL LEFT JOIN (SELECT chain_id, contract, name, symbol FROM nft_collections FINAL) AS named USING (chain_id, contract)
         ORDER BY holders, chain_id, contract
     )`;
 }
