@@ -59,8 +59,14 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     password: config.CLICKHOUSE_PASSWORD,
     ...(options.noDatabase ? {} : { database }),
     request_timeout: options.requestTimeoutMs ?? 300_000,
-    // Progress headers keep long INSERT ... SELECTs alive through idle-timeout proxies.
-    clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },
+    clickhouse_settings: {
+      // Progress headers keep long INSERT ... SELECTs alive through idle-timeout proxies.
+      send_progress_in_http_headers: 1,
+      http_headers_progress_interval_ms: '10000',
+      // 64-bit integers as JSON strings, so that values past 2^53 (packed keys) reach zod
+      // exactly. The default was 1 on ClickHouse 18.16 and is 0 on current versions.
+      output_format_json_quote_64bit_integers: 1,
+    },
     // Failures reach the caller as exceptions; the client's own console logging would duplicate them.
     log: { level: ClickHouseLogLevel.OFF },
   });
