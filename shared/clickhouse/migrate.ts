@@ -19,7 +19,19 @@ export interface Migration {
   version: number;
   name: string;
   checksum: string;
+  /**
+   * Checksums of earlier texts of this file that count as applied: a migration that could
+   * not run on every engine we support may be revised once, with a `-- revises: <sha256>`
+   * line naming the text it replaces. Deployments that applied the old text are brought to
+   * the same state by a later migration (never by running the revised file again).
+   */
+  revises: string[];
   statements: string[];
+}
+
+/** `-- revises: <sha256>` lines of a migration file. */
+export function revisedChecksums(text: string): string[] {
+  return [...text.matchAll(/^-- revises: ([0-9a-f]{64})$/gm)].map((match) => match[1]!);
 }
 
 export interface MigrateOptions {
@@ -42,6 +54,7 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
       version: Number(match[1]),
       name: match[2]!,
       checksum: createHash('sha256').update(text).digest('hex'),
+      revises: revisedChecksums(text),
       statements: splitStatements(text),
     });
   }
@@ -101,7 +114,7 @@ async function applyPending(ch: ClickHouse, migrations: Migration[], log: (line:
     const previous = applied.get(migration.version);
     const label = `${String(migration.version).padStart(3, '0')}_${migration.name}`;
     if (previous) {
-      if (previous.checksum !== migration.checksum) {
+      if (previous.checksum !== migration.checksum && !migration.revises.includes(previous.checksum)) {
         throw new Error(
           `migration ${label} was changed after it was applied; add a new migration instead of editing it`,
         );

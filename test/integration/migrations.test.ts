@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +39,26 @@ describe('migrations', () => {
     await writeFile(path.join(dir, '001_one.sql'), 'CREATE TABLE IF NOT EXISTS t (a UInt8 COMMENT \'a\') ENGINE = TinyLog;');
     await migrate(env.config, { database, dir });
     await writeFile(path.join(dir, '001_one.sql'), 'CREATE TABLE IF NOT EXISTS t (a UInt16 COMMENT \'a\') ENGINE = TinyLog;');
+    await expect(migrate(env.config, { database, dir })).rejects.toThrow(/001_one was changed after it was applied/);
+    await env.ch.command(sql`DROP DATABASE ${identifier(database)}`);
+  });
+
+  it('takes the earlier text that a revised migration names as applied, and applies what comes after it', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
+    const database = `${env.config.CLICKHOUSE_DATABASE}_revised`;
+    const first = "CREATE VIEW IF NOT EXISTS v AS SELECT 1 AS a;";
+    await writeFile(path.join(dir, '001_one.sql'), first);
+    expect(await migrate(env.config, { database, dir })).toEqual(['001_one']);
+
+    const sha = createHash('sha256').update(first).digest('hex');
+    await writeFile(path.join(dir, '001_one.sql'), `-- revises: ${sha}\nSELECT 1;`);
+    await writeFile(path.join(dir, '002_two.sql'), 'DROP TABLE IF EXISTS v;\nCREATE VIEW v AS SELECT 2 AS a;');
+    expect(await migrate(env.config, { database, dir })).toEqual(['002_two']);
+    const [row] = await env.ch.query(sql`SELECT a FROM ${identifier(database)}.v`, z.object({ a: z.coerce.number() }));
+    expect(row).toEqual({ a: 2 });
+
+    // A revision names the text it replaces; any other earlier text is still refused.
+    await writeFile(path.join(dir, '001_one.sql'), `-- revises: ${'0'.repeat(64)}\nSELECT 1;`);
     await expect(migrate(env.config, { database, dir })).rejects.toThrow(/001_one was changed after it was applied/);
     await env.ch.command(sql`DROP DATABASE ${identifier(database)}`);
   });
