@@ -13,7 +13,7 @@ import { parseConfig } from '../../shared/config.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { runSoulgraph } from './child-process.ts';
 import { silentLogger } from './pipeline-harness.ts';
-import { useTestEnvironment, type TestEnvironment } from './test-environment.ts';
+import { useTestEnvironment, type TestEnvironment, type TestEnvironmentOptions } from './test-environment.ts';
 
 export interface ApiHarness extends TestEnvironment {
   url: string;
@@ -28,10 +28,10 @@ export interface ApiHarness extends TestEnvironment {
   signInWallet(apiKey: string, account: PrivateKeyAccount, domain?: string): Promise<string>;
 }
 
-export function useApi(overrides: Record<string, string> = {}): ApiHarness {
+export function useApi(overrides: Record<string, string> = {}, options: TestEnvironmentOptions = {}): ApiHarness {
   const holder = {} as { jwk: PrivateEcJwk; env: TestEnvironment };
   // Generated synchronously-enough: beforeAll below fills the signing key before the env is used.
-  const env = useTestEnvironment({ APIKEY_CACHE_SECONDS: '1', SNAPSHOT_CACHE_SECONDS: '0', CURSOR_SECRET: 'x'.repeat(40), ...overrides });
+  const env = useTestEnvironment({ APIKEY_CACHE_SECONDS: '1', SNAPSHOT_CACHE_SECONDS: '0', CURSOR_SECRET: 'x'.repeat(40), ...overrides }, options);
   let api: RunningApi;
   let workers: RunningWorkers;
   const harness = env as ApiHarness;

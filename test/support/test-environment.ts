@@ -32,17 +32,25 @@ export function testEnvironmentVariables(overrides: Record<string, string> = {})
   };
 }
 
+export interface TestEnvironmentOptions {
+  /** A ClickHouse URL known only once earlier hooks ran (e.g. a server the file starts); read before migrating. */
+  clickhouseUrl?: () => string;
+}
+
 /** Call at the top of a test file; the environment is ready inside tests and hooks. */
-export function useTestEnvironment(overrides: Record<string, string> = {}): TestEnvironment {
+export function useTestEnvironment(overrides: Record<string, string> = {}, options: TestEnvironmentOptions = {}): TestEnvironment {
   const env = testEnvironmentVariables(overrides);
-  const config = parseConfig(env);
-  const holder = { config, env, ch: undefined as unknown as ClickHouse };
+  const holder = { config: parseConfig(env), env, ch: undefined as unknown as ClickHouse };
   beforeAll(async () => {
-    await migrate(config);
-    holder.ch = createClickHouse(config);
+    if (options.clickhouseUrl) {
+      env.CLICKHOUSE_URL = options.clickhouseUrl();
+      holder.config = parseConfig(env);
+    }
+    await migrate(holder.config);
+    holder.ch = createClickHouse(holder.config);
   });
   afterAll(async () => {
-    await holder.ch?.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
+    await holder.ch?.command(sql`DROP DATABASE IF EXISTS ${identifier(holder.config.CLICKHOUSE_DATABASE)}`);
     await holder.ch?.close();
   });
   return holder;

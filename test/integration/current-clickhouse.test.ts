@@ -1,0 +1,286 @@
+/**
+ * ClickHouse 18.16 (Debian's server) and current ClickHouse (26.x, the engine inside the npm
+ * package chdb) must mean the same by every statement we send. The stack here talks to an
+ * engine tee (test/support/engine-tee.ts): each statement runs on both, in one order, with
+ * each engine's default settings, and their answers are compared. A real world is ingested,
+ * materialized, read through the API and the analysts' examples, evaluated, ingested from a
+ * chain and rolled back, and compacted; then both engines' tables are compared row by row.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { recommendationsAfter, newestReadySnapshot, followedAmong } from '../../api/recommendations.ts';
+import { sbtsOfIdentifier } from '../../api/sbts.ts';
+import { profileSummaries, profileWith } from '../../api/profile-lookup.ts';
+import { tagsOf } from '../../api/tags.ts';
+import { readActiveApiKeys, readApiKeyRows } from '../../shared/api-keys.ts';
+import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import { identifier, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { parseConfig } from '../../shared/config.ts';
+import { runBackfill } from '../../pipeline/chain/backfill-run.ts';
+import { chainSource } from '../../pipeline/chain/chain-source.ts';
+import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
+import { generateWorld, generatedKinds } from '../../pipeline/generate/world-generator.ts';
+import { compactTables } from '../../pipeline/maintenance/compact-tables.ts';
+import { startWorkers } from '../../pipeline/workers.ts';
+import { useApi } from '../support/api-harness.ts';
+import { runSoulgraph } from '../support/child-process.ts';
+import { answerDifference } from '../support/engine-answers.ts';
+import { startEngineTee, type Divergence, type EngineTee } from '../support/engine-tee.ts';
+import { startFixtureRpcServer } from '../support/fixture-rpc-server.ts';
+import { codeBlocks, sections } from '../support/markdown-sections.ts';
+import { ingestFiles, materializeNow, silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
+
+let tee: EngineTee;
+// Registered before the API's hooks: started before them, closed after them (afterAll hooks run in reverse).
+beforeAll(async () => {
+  tee = await startEngineTee(inject('clickhouseUrl'), inject('chdbUrl'));
+});
+afterAll(async () => {
+  await tee?.close();
+});
+// Several buckets, as a real nightly run over many profiles has.
+const api = useApi({ REC_PROFILES_PER_BUCKET: '100' }, { clickhouseUrl: () => tee.url });
+
+const PROFILES = 300;
+const SEED = 11;
+let apiKey: string;
+let snapshotId: number;
+let profileIds: string[];
+
+beforeAll(async () => {
+  ({ key: apiKey } = await api.createApiKey());
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-parity-'));
+  await generateWorld({ profiles: PROFILES, seed: SEED, outDir: dir });
+  for (const kind of generatedKinds) {
+    const summary = await ingestFiles(api, kind, [path.join(dir, `${kind}.jsonl`)], { chunkRows: 5_000 });
+    if (summary.rejected > 0 || summary.failedChunks.length > 0) throw new Error(`${kind}: ${JSON.stringify(summary)}`);
+  }
+  const view = await materializeNow(api);
+  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
+  snapshotId = view.result!.snapshotId;
+  profileIds = (await api.ch.query(sql`SELECT profile_id FROM profiles FINAL ORDER BY profile_id`, z.object({ profile_id: z.string() }))).map((r) => r.profile_id);
+}, 300_000);
+
+/** A client on one engine alone, on this file's database. */
+function engine(url: string): ClickHouse {
+  return createClickHouse(parseConfig({ ...api.env, CLICKHOUSE_URL: url }));
+}
+
+const tableRow = z.object({ name: z.string(), engine: z.string() });
+const columnRow = z.object({ name: z.string(), type: z.string() });
+
+/** Columns computed from the clock when read (now()), so each engine reads its own. */
+const CLOCK_COLUMNS = new Set(['chain_ingestion_lag.lag_seconds']);
+
+/** Every row of a table or view on one engine, as that engine's HTTP answer, in a total order. */
+async function contentOf(url: string, database: string, table: string): Promise<{ status: number; body: string; statement: string }> {
+  const ch = engine(url);
+  try {
+    const columns = await ch.query(sql`SELECT name, type FROM system.columns WHERE database = ${database} AND table = ${table}`, columnRow);
+    const list = columns.filter((c) => !CLOCK_COLUMNS.has(`${table}.${c.name}`)).map((c) => identifier(c.name).text).join(', ');
+    const statement = `SELECT ${list} FROM ${identifier(database).text}.${identifier(table).text} ORDER BY ${list} FORMAT JSONEachRow`;
+    const response = await fetch(`${url}/?output_format_json_quote_64bit_integers=1`, { method: 'POST', body: statement });
+    return { status: response.status, body: await response.text(), statement };
+  } finally {
+    await ch.close();
+  }
+}
+
+/** A divergence as one string, so that a failure shows the statement and how the answers differ. */
+const readable = (d: Divergence) => `${d.statement.replace(/\s+/g, ' ').slice(0, 400)}\n  => ${d.difference}`;
+
+/** Every table and view of this file's database, read whole from each engine alone: those whose rows differ. */
+async function tablesThatDiffer(): Promise<string[]> {
+  const database = api.config.CLICKHOUSE_DATABASE;
+  const ch = engine(inject('clickhouseUrl'));
+  const tables = await ch.query(sql`SELECT name, engine FROM system.tables WHERE database = ${database} AND name != 'schema_migrations' ORDER BY name`, tableRow);
+  await ch.close();
+  expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['recommendations', 'profile_tags', 'mat_fof_forward', 'latest_recommendations']));
+  const differences: string[] = [];
+  for (const { name } of tables) {
+    const first = await contentOf(inject('clickhouseUrl'), database, name);
+    const second = await contentOf(inject('chdbUrl'), database, name);
+    const difference = answerDifference(first.statement, first, second);
+    if (difference) differences.push(`${name}: ${difference}`);
+  }
+  return differences;
+}
+
+describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () => {
+  /** Divergences found before this test: each test answers for the statements it sent. */
+  let mark = 0;
+  beforeEach(() => {
+    mark = tee.divergences().length;
+  });
+  const divergencesOfThisTest = () => tee.divergences().slice(mark).map(readable);
+
+  it('write the same snapshot: every profile gets the same candidates, ranks, reasons and scores, and the same tags', async () => {
+    expect(await tablesThatDiffer()).toEqual([]);
+
+    const [counts] = await api.ch.query(
+      sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations WHERE snapshot_id = ${snapshotId}`,
+      z.object({ rows: z.coerce.number(), profiles: z.coerce.number() }),
+    );
+    // Not an empty world: most profiles have a list, many have a long one.
+    expect(counts!.profiles).toBeGreaterThan(PROFILES * 0.8);
+    expect(counts!.rows).toBeGreaterThan(PROFILES * 20);
+  });
+
+  it('answer the API the same: deep recommendation pages, sbt/list by each identifier, tags and API keys', async () => {
+    const some = profileIds.filter((_, i) => i % 15 === 0);
+    for (const profileId of some) {
+      const profile = (await api.ch.query(
+        sql`SELECT addresses, social_username, game_platform_id FROM profiles FINAL WHERE profile_id = ${profileId}`,
+        z.object({ addresses: z.array(z.string()), social_username: z.string(), game_platform_id: z.string() }),
+      ))[0]!;
+      const token = await api.unifiedTokenFor(profileId, profile.addresses[0]!);
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const { status, body } = await api.call(`/api/v1/recommend?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+          apiKey,
+          headers: { Authorization: `Bearer ${token}` },
+        });
+        expect(status, JSON.stringify(body)).toBe(200);
+        cursor = body.data.cursor;
+        pages++;
+      } while (cursor && pages < 40);
+
+      for (const [parameter, value] of [['address', profile.addresses[0]], ['socialUsername', profile.social_username], ['gamePlatformId', profile.game_platform_id]] as const) {
+        if (!value) continue;
+        const { status } = await api.call(`/api/v1/sbt/list?${parameter}=${encodeURIComponent(value)}`, { apiKey });
+        expect([200, 404]).toContain(status);
+      }
+      // The reads behind those routes, straight: pages from ClickHouse (the API serves most from Redis).
+      for (let after = 0; after < 200; after += 50) await recommendationsAfter(api.ch, snapshotId, profileId, after, 50);
+      await tagsOf(api.ch, snapshotId, profileId);
+      await followedAmong(api.ch, profileId, profileIds.slice(0, 20));
+      await profileWith(api.ch, 'address', profile.addresses[0]!);
+      await sbtsOfIdentifier(api.ch, 'address', profile.addresses[0]!);
+      if (profile.social_username) await sbtsOfIdentifier(api.ch, 'social', profile.social_username);
+      if (profile.game_platform_id) await sbtsOfIdentifier(api.ch, 'game', profile.game_platform_id);
+    }
+    await profileSummaries(api.ch, profileIds.slice(0, 50));
+    expect(await newestReadySnapshot(api.ch)).toBe(snapshotId);
+    expect((await readApiKeyRows(api.ch)).length).toBe(1);
+    expect((await readActiveApiKeys(api.ch)).length).toBe(1);
+    expect(divergencesOfThisTest()).toEqual([]);
+  });
+
+  it('compute a new wallet\'s list on demand the same', async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const token = await api.signInWallet(apiKey, wallet);
+    const { status } = await api.call('/api/v1/recommend', { apiKey, headers: { Authorization: `Bearer ${token}` } });
+    expect(status).toBe(200);
+    expect(divergencesOfThisTest()).toEqual([]);
+  });
+
+  it('answer every example query of docs/analysts.md the same', async () => {
+    const doc = readFileSync(new URL('../../docs/analysts.md', import.meta.url), 'utf8');
+    const examples = sections(sections(doc, 2).find((s) => s.title === 'Example queries')!.body, 3);
+    expect(examples).toHaveLength(10);
+    for (const example of examples) {
+      const query = codeBlocks(example.body, 'sql')[0]!;
+      // Our own reviewed SQL from the docs, run as written.
+      await api.ch.query(new SqlFragment(query), z.record(z.string(), z.unknown()));
+    }
+    expect(divergencesOfThisTest()).toEqual([]);
+  });
+
+  it('ingest recorded mainnet blocks and roll a reorg back the same', async () => {
+    const data = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+    const etl = path.join(data, 'ethereum-etl-fixtures/tests/resources');
+    const server = await startFixtureRpcServer(
+      [path.join(etl, 'test_export_blocks_job'), path.join(etl, 'test_export_token_transfers_job')],
+      [path.join(data, 'ethereum-jsonrpc-blocks', 'infura15571241wtxns.json')],
+    );
+    const config = parseConfig({ ...api.env, CHAINS: JSON.stringify([{ id: 1, rpcUrls: [server.url], confirmations: 0, blocksPerJob: 10 }]) });
+    const workers = await startWorkers(config, silentLogger, { kinds: [], maintenance: false, materialize: false, chain: true });
+    try {
+      const source = chainSource(config, 1);
+      const blocks = [...server.blocks.keys()].sort((a, b) => a - b);
+      for (const n of blocks) expect((await runBackfill(config, source, n, n)).failed).toEqual([]);
+      await deleteBlockSpan(api.ch, 1, { from: blocks.at(-1)! });
+    } finally {
+      await workers.close();
+      await server.close();
+    }
+    expect(divergencesOfThisTest()).toEqual([]);
+  });
+
+  it('ingest invites and an ethereum-etl export the same', async () => {
+    const invites = profileIds.slice(1, 40).map((invitee, i) => ({
+      inviteeProfileId: invitee,
+      inviterProfileId: profileIds[0]!,
+      inviteCode: `CODE-${i % 3}`,
+      invitedAt: '2024-05-03T10:00:00Z',
+    }));
+    expect((await ingestFiles(api, 'invites', [await writeJsonLines('invites.jsonl', invites)])).rejected).toBe(0);
+    const export_ = fileURLToPath(new URL('../../../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv', import.meta.url));
+    const summary = await ingestFiles(api, 'transactions', [export_], { format: 'ethereum-etl', chunkRows: 5_000 });
+    expect(summary.accepted).toBeGreaterThan(1_000);
+    expect(divergencesOfThisTest()).toEqual([]);
+  });
+
+  it('compact the same', async () => {
+    await compactTables(api.ch);
+    expect(divergencesOfThisTest()).toEqual([]);
+  });
+
+  it('evaluate quality the same (soulgraph eval)', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-parity-eval-'));
+    const edges = path.join(dir, 'ring.txt');
+    const lines: string[] = [];
+    for (let a = 0; a < 40; a++) for (const step of [1, 2, 3, 7]) lines.push(`${a}\t${(a + step) % 40}`);
+    await writeFile(edges, `${lines.join('\n')}\n`);
+    const { code, output } = await runSoulgraph(['eval', '--edges', edges, '--holdout', '0.2', '--seed', '2', '--k', '5', '--out', dir], api.env);
+    expect(code, output).toBe(0);
+    expect(divergencesOfThisTest()).toEqual([]);
+  }, 180_000);
+
+  it('sent every statement to both, from ingestion to compaction, found no answer that differs, and hold the same tables', async () => {
+    expect(await tablesThatDiffer()).toEqual([]);
+    const { compared, uncompared } = tee.counts();
+    expect(tee.divergences().map(readable)).toEqual([]);
+    expect(compared).toBeGreaterThan(500);
+    expect(uncompared).toBeLessThan(compared / 2);
+    // Every kind of statement went through: migrations, inserts, the nightly run, mutations.
+    const sent = tee.statements().join('\n');
+    for (const shape of ['CREATE VIEW latest_recommendations', 'INSERT INTO recommendations', 'INSERT INTO mat_fof_forward', 'ALTER TABLE', 'OPTIMIZE TABLE']) {
+      expect(sent).toContain(shape);
+    }
+  });
+});
+
+describe('settings the client sets on every query', () => {
+  it('reads a UInt64 past 2^53 exactly on both: current versions write 64-bit integers as bare JSON numbers by default', async () => {
+    const statement = 'SELECT toUInt64(9007199254740993) AS n FORMAT JSONEachRow';
+    const bare = await (await fetch(inject('chdbUrl'), { method: 'POST', body: statement })).text();
+    expect(bare.trim()).toBe('{"n":9007199254740993}'); // JSON.parse would read 9007199254740992
+    for (const url of [inject('clickhouseUrl'), inject('chdbUrl')]) {
+      const ch = engine(url);
+      expect(await ch.query(sql`SELECT toUInt64(9007199254740993) AS n`, z.object({ n: z.string() }))).toEqual([{ n: '9007199254740993' }]);
+      await ch.close();
+    }
+  });
+});
+
+describe('the engine tee', () => {
+  it('tells the engines apart where a JOIN changed its meaning (ANY INNER keeps one row per key on current versions)', async () => {
+    const probe = await startEngineTee(inject('clickhouseUrl'), inject('chdbUrl'));
+    try {
+      const statement = "SELECT v FROM (SELECT 1 AS k, 'a' AS v UNION ALL SELECT 1, 'b') AS l ANY INNER JOIN (SELECT 1 AS k) AS r USING (k) FORMAT TabSeparated";
+      const response = await fetch(probe.url, { method: 'POST', body: statement });
+      expect((await response.text()).split('\n').filter(Boolean).sort()).toEqual(['a', 'b']);
+      expect(probe.divergences()).toEqual([{ statement, difference: '2 rows against 1' }]);
+    } finally {
+      await probe.close();
+    }
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * One ClickHouse URL in front of two ClickHouse versions: every statement the stack sends
+ * runs on both, in the same order, and their answers are compared (engine-answers.ts). The
+ * stack gets the first engine's answer, so it behaves as it would on that engine alone,
+ * while the second engine holds the same data and is asked the same questions.
+ *
+ * Test support: statements run one at a time, so that both engines see one order.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerDifference, uncomparedBecause, type EngineAnswer } from './engine-answers.ts';
+
+export interface Divergence {
+  statement: string;
+  difference: string;
+}
+
+export interface EngineTee {
+  url: string;
+  /** Statements whose answers were compared, and those that ran on both without comparing. */
+  counts(): { compared: number; uncompared: number };
+  divergences(): Divergence[];
+  /** Every statement sent, in order (the SQL, without an INSERT's rows). */
+  statements(): string[];
+  close(): Promise<void>;
+}
+
+/** Request headers passed on; compression is left out so that answers compare as text. */
+const FORWARDED_HEADERS = ['authorization', 'content-type', 'content-encoding', 'x-clickhouse-user', 'x-clickhouse-key'];
+const ANSWER_HEADERS = ['content-type', 'x-clickhouse-exception-code', 'x-clickhouse-format', 'x-clickhouse-summary', 'x-clickhouse-query-id', 'x-clickhouse-timezone'];
+
+export async function startEngineTee(firstUrl: string, secondUrl: string): Promise<EngineTee> {
+  const divergences: Divergence[] = [];
+  const sent: string[] = [];
+  let compared = 0;
+  let uncompared = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function ask(base: string, request: IncomingMessage, body: Buffer): Promise<EngineAnswer & { headers: Headers }> {
+    const headers = new Headers();
+    for (const name of FORWARDED_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    const response = await fetch(new URL(request.url ?? '/', base), {
+      method: request.method ?? 'GET',
+      headers,
+      ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body }),
+    });
+    return { status: response.status, body: await response.text(), headers: response.headers };
+  }
+
+  async function both(request: IncomingMessage, body: Buffer) {
+    const url = new URL(request.url ?? '/', 'http://tee');
+    const query = url.searchParams.get('query');
+    // An INSERT's statement is in the URL and its rows in the body; a query's statement is the body.
+    const statement = query ?? body.toString('utf8');
+    const first = await ask(firstUrl, request, body);
+    const second = await ask(secondUrl, request, body);
+    if (url.pathname === '/ping' || statement === '') return first;
+    sent.push(statement);
+    const reason = uncomparedBecause(statement);
+    if (reason && first.status === 200 && second.status === 200) {
+      uncompared++;
+      return first;
+    }
+    compared++;
+    const difference = answerDifference(statement, first, second);
+    if (difference) divergences.push({ statement, difference });
+    return first;
+  }
+
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const answer = queue.then(() => both(request, Buffer.concat(chunks)));
+      queue = answer.catch(() => undefined);
+      answer.then(
+        (first) => {
+          const headers: Record<string, string> = {};
+          for (const name of ANSWER_HEADERS) {
+            const value = first.headers.get(name);
+            if (value !== null) headers[name] = value;
+          }
+          response.writeHead(first.status, headers).end(first.body);
+        },
+        (error: unknown) => response.writeHead(502).end(`Code: 1002. DB::Exception: engine tee: ${String(error)}`),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts: () => ({ compared, uncompared }),
+    divergences: () => [...divergences],
+    statements: () => [...sent],
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
