@@ -228,6 +228,28 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     expect(divergencesOfThisTest()).toEqual([]);
   });
 
+  it('read the newest version of a row the same (unfollows, a revoked key), and materialize again the same', async () => {
+    const follows = await api.ch.query(
+      sql`SELECT follower_profile_id, followee_profile_id FROM follows FINAL WHERE active = 1 ORDER BY follower_profile_id, followee_profile_id LIMIT 60`,
+      z.object({ follower_profile_id: z.string(), followee_profile_id: z.string() }),
+    );
+    const unfollows = follows.map((f) => ({
+      followerProfileId: f.follower_profile_id,
+      followeeProfileId: f.followee_profile_id,
+      followedAt: '2020-01-01T00:00:00Z',
+      unfollowedAt: '2026-01-01T00:00:00Z',
+    }));
+    expect((await ingestFiles(api, 'follows', [await writeJsonLines('unfollows.jsonl', unfollows)])).rejected).toBe(0);
+    const { keyId } = await api.createApiKey();
+    expect((await runSoulgraph(['apikey', 'revoke', keyId], api.env)).code).toBe(0);
+    expect((await readActiveApiKeys(api.ch)).map((k) => k.keyId)).not.toContain(keyId);
+
+    const view = await materializeNow(api);
+    expect(view.state).toBe('done');
+    expect(view.result!.snapshotId).toBe(snapshotId + 1);
+    expect(divergencesOfThisTest()).toEqual([]);
+  });
+
   it('compact the same', async () => {
     await compactTables(api.ch);
     expect(divergencesOfThisTest()).toEqual([]);
@@ -255,6 +277,18 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     for (const shape of ['CREATE VIEW latest_recommendations', 'INSERT INTO recommendations', 'INSERT INTO mat_fof_forward', 'ALTER TABLE', 'OPTIMIZE TABLE']) {
       expect(sent).toContain(shape);
     }
+  });
+});
+
+describe('docs/operations.md, "ClickHouse versions"', () => {
+  it('names the versions tested here, the chdb pin, and the image docker-compose.yml pins', async () => {
+    const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+    const doc = read('docs/operations.md');
+    const versionAt = async (url: string) => (await (await fetch(url, { method: 'POST', body: 'SELECT version()' })).text()).trim();
+    expect(doc).toContain(`| ${await versionAt(inject('clickhouseUrl'))} | Debian 12's`);
+    expect(doc).toContain(`| ${await versionAt(inject('chdbUrl'))} | the engine inside the npm package \`chdb\` ${JSON.parse(read('package.json')).devDependencies.chdb} (a pinned`);
+    const image = /image: clickhouse\/clickhouse-server:(\S+)/.exec(read('docker-compose.yml'))![1];
+    expect(doc).toContain(`| ${image} LTS | \`docker-compose.yml\``);
   });
 });
 
