@@ -7,33 +7,54 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { openProcessContext } from '../../shared/process-context.ts';
 import { EdgeListError } from '../evaluate/follow-graph.ts';
+import { SplitError } from '../evaluate/holdout-split.ts';
 import { runEvaluation } from '../evaluate/evaluation-run.ts';
 import { UsageError } from './usage-error.ts';
 
-const optionsSchema = z.object({
-  edges: z.string({ error: '--edges is required' }).min(1),
-  holdout: z.coerce.number({ error: '--holdout must be a number' }).gt(0, '--holdout must be above 0').lt(1, '--holdout must be below 1'),
-  seed: z.coerce.number().int('--seed must be a whole number').min(0),
-  k: z
-    .string()
-    .transform((v) => v.split(',').map((s) => Number(s.trim())))
-    .refine((ks) => ks.length > 0 && ks.every((k) => Number.isInteger(k) && k >= 1 && k <= 1_000), '--k must be whole numbers from 1 to 1000, comma-separated'),
-  out: z.string().min(1),
-  users: z.coerce.number().int().min(1, '--users must be at least 1').optional(),
-  keepDatabase: z.boolean().optional(),
-});
+const optionsSchema = z
+  .object({
+    edges: z.string().min(1).optional(),
+    train: z.string().min(1).optional(),
+    test: z.string().min(1).optional(),
+    split: z.enum(['random', 'time'], { error: '--split must be random or time' }),
+    undirected: z.boolean().optional(),
+    holdout: z.coerce.number({ error: '--holdout must be a number' }).gt(0, '--holdout must be above 0').lt(1, '--holdout must be below 1'),
+    seed: z.coerce.number().int('--seed must be a whole number').min(0),
+    k: z
+      .string()
+      .transform((v) => v.split(',').map((s) => Number(s.trim())))
+      .refine((ks) => ks.length > 0 && ks.every((k) => Number.isInteger(k) && k >= 1 && k <= 1_000), '--k must be whole numbers from 1 to 1000, comma-separated'),
+    out: z.string().min(1),
+    lists: z.string().min(1).optional(),
+    users: z.coerce.number().int().min(1, '--users must be at least 1').optional(),
+    keepDatabase: z.boolean().optional(),
+  })
+  .refine((o) => (o.edges !== undefined) !== (o.train !== undefined || o.test !== undefined), 'give --edges, or --train and --test (a split made elsewhere)')
+  .refine((o) => (o.train === undefined) === (o.test === undefined), '--train and --test go together')
+  .refine((o) => o.edges !== undefined || o.split === 'random', '--split applies to --edges; --train and --test are a split already');
 
 export function evalCommand(): Command {
   return new Command('eval')
     .description('Measure recommendation quality on a real follow graph with edges held out, against classic baselines')
-    .option('--edges <file>', 'directed edge list: "from<TAB>to" lines, # comments (SNAP format)')
+    .option('--edges <file>', 'edge list: "from<TAB>to" lines (or "from to time", or "from,to,rating,time" with positive ratings as follows), # comments (SNAP formats)')
+    .option('--train <file>', 'a split made elsewhere: the follows the recommender sees (with --test)')
+    .option('--test <file>', 'a split made elsewhere: the follows it should find (with --train)')
+    .option('--split <how>', 'random: each edge hidden with the --holdout probability; time: each user\'s newest --holdout share', 'random')
+    .option('--undirected', 'each line is a pair, not a follow: pairs are hidden whole, kept pairs are follows both ways')
     .option('--holdout <fraction>', 'share of edges hidden from the recommender', '0.1')
     .option('--seed <n>', 'which edges are hidden (same seed, same split)', '1')
     .option('--k <list>', 'list lengths to score, comma-separated', '10,50')
     .option('--out <dir>', 'folder for the table (.md) and the chart (.svg)', 'eval-results')
+    .option('--lists <file>', 'write every scored user\'s ranked list, for every method, as TSV: method, user, rank, candidate')
     .option('--users <n>', 'score at most this many users (a fixed sample); default all with a hidden edge')
     .option('--keep-database', 'keep the evaluation database (<database>_eval) for inspection')
-    .addHelpText('after', '\nExample:\n  soulgraph eval --edges ../shared/data/snap-epinions/soc-Epinions1.txt --holdout 0.1 --seed 1 --k 10,50\n\nResults: docs/quality.md')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  soulgraph eval --edges ../shared/data/snap-epinions/soc-Epinions1.txt --holdout 0.1 --seed 1 --k 10,50\n' +
+        '  soulgraph eval --edges ../shared/data/snap-bitcoin-alpha/soc-sign-bitcoinalpha.csv --split time\n' +
+        '  soulgraph eval --edges ../shared/data/snap-facebook/facebook_combined.txt --undirected\n' +
+        '  soulgraph eval --train train.txt --test test.txt --lists lists.tsv\n\nResults: docs/quality.md',
+    )
     .action(async (raw: Record<string, unknown>) => {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) throw new UsageError(parsed.error.issues[0]!.message);
@@ -44,7 +65,11 @@ export function evalCommand(): Command {
       try {
         await mkdir(o.out, { recursive: true });
         const report = await runEvaluation(context.config, context.logger, {
-          edgesFile: o.edges,
+          ...(o.edges === undefined ? {} : { edgesFile: o.edges }),
+          ...(o.train === undefined ? {} : { trainFile: o.train, testFile: o.test! }),
+          split: o.split,
+          undirected: o.undirected ?? false,
+          ...(o.lists === undefined ? {} : { listsFile: o.lists }),
           holdout: o.holdout,
           seed: o.seed,
           ks: o.k,
@@ -55,7 +80,7 @@ export function evalCommand(): Command {
         });
         process.stdout.write(`${report.table}\n\ntable: ${report.files.table}\nchart: ${report.files.chart}\n`);
       } catch (error) {
-        if (error instanceof EdgeListError || (error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError((error as Error).message);
+        if (error instanceof EdgeListError || error instanceof SplitError || (error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError((error as Error).message);
         throw error;
       } finally {
         await context.shutdown.run();

@@ -1,7 +1,8 @@
 /**
  * The offline quality evaluation (`soulgraph eval`): a real follow graph is loaded as
- * in-service follows with some edges hidden, the production materialization runs on the
- * rest, and its lists are scored against the hidden edges next to the classic baselines.
+ * in-service follows with some edges hidden (at random, each user's newest, or as given),
+ * the production materialization runs on the rest, and its lists are scored against the
+ * hidden edges next to link-prediction baselines.
  *
  * It works in a database and queue prefix of its own (<database>_eval, <prefix>-eval), so
  * that neither the service's data nor its workers are touched.
@@ -20,17 +21,27 @@ import { redisConnection } from '../../shared/redis.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { startWorkers } from '../workers.ts';
-import { readFollowGraph, splitHoldout, type FollowGraph } from './follow-graph.ts';
+import { EdgeListReader } from './follow-graph.ts';
+import { givenSplit, randomSplit, timeSplit, type HoldoutSplit } from './holdout-split.ts';
 import { BASELINES, TrainingGraph } from './link-prediction-baselines.ts';
 import { qualityChartSvg, qualityTableMarkdown, type MethodResult } from './quality-chart.ts';
 import { metricsAtK } from './ranking-metrics.ts';
 
 export interface EvaluationOptions {
-  edgesFile: string;
+  /** The graph, split here (`split`, `holdout`, `seed`); or `train` and `test` for a split made elsewhere. */
+  edgesFile?: string;
+  trainFile?: string;
+  testFile?: string;
+  /** random: each edge hidden with probability `holdout`; time: each user's newest `holdout` share. */
+  split: 'random' | 'time';
+  /** Each line is a pair, hidden or kept both ways together. */
+  undirected: boolean;
   holdout: number;
   seed: number;
   ks: number[];
   outDir: string;
+  /** Writes every scored user's ranked list, for every method, as TSV (method, user, rank, candidate). */
+  listsFile?: string;
   /** Evaluate at most this many users (a deterministic sample); default all with a hidden edge. */
   maxUsers?: number;
   keepDatabase?: boolean;
@@ -48,33 +59,67 @@ export interface EvaluationReport {
 export const OUR_SCORER = 'soulgraph';
 
 export async function runEvaluation(config: Config, logger: Logger, o: EvaluationOptions): Promise<EvaluationReport> {
-  const graph = await readFollowGraph(o.edgesFile);
-  const { train, hidden } = splitHoldout(graph, o.holdout, o.seed);
+  const { nodeIds, split, describe } = await splitOf(o);
+  const { train, hidden } = split;
   const relevant = sampleUsers(hidden, o.maxUsers);
   const hiddenEdges = [...hidden.values()].reduce((n, s) => n + s.size, 0);
-  o.say(`${graph.nodeIds.length} nodes, ${graph.from.length} edges; ${hiddenEdges} hidden; evaluating ${relevant.size} users`);
+  o.say(`${nodeIds.length} nodes, ${train.from.length + hiddenEdges} follows; ${hiddenEdges} hidden (${describe}); evaluating ${relevant.size} users`);
 
   const evalConfig: Config = { ...config, CLICKHOUSE_DATABASE: `${config.CLICKHOUSE_DATABASE}_eval`, QUEUE_PREFIX: `${config.QUEUE_PREFIX}-eval` };
   const maxK = Math.max(...o.ks);
   if (maxK > config.REC_TOP_K) throw new Error(`--k ${maxK} is more than REC_TOP_K (${config.REC_TOP_K}) recommendations per profile`);
-  const ours = await recommenderLists(evalConfig, logger, graph, train, maxK, o);
+  const ours = await recommenderLists(evalConfig, logger, nodeIds, train, maxK, o);
 
-  o.say('baselines: common neighbours, Adamic-Adar, popularity');
-  const training = new TrainingGraph(graph, train);
-  const popular = training.mostFollowed(maxK + 2_000);
-  const results: MethodResult[] = [{ method: OUR_SCORER, metrics: o.ks.map((k) => metricsAtK(ours, relevant, k)) }];
-  for (const baseline of BASELINES) {
-    const lists = new Map([...relevant.keys()].map((u) => [u, training.topK(baseline, u, maxK, popular)]));
-    results.push({ method: baseline, metrics: o.ks.map((k) => metricsAtK(lists, relevant, k)) });
-  }
+  o.say(`baselines: ${BASELINES.join(', ')}`);
+  const training = new TrainingGraph(nodeIds.length, train);
+  const lists = new Map<string, Map<number, number[]>>([[OUR_SCORER, ours]]);
+  for (const baseline of BASELINES) lists.set(baseline, new Map([...relevant.keys()].map((u) => [u, training.topK(baseline, u, maxK)])));
+  const results: MethodResult[] = [...lists].map(([method, byUser]) => ({ method, metrics: o.ks.map((k) => metricsAtK(byUser, relevant, k)) }));
+  if (o.listsFile) await writeLists(o.listsFile, nodeIds, relevant, lists, maxK);
 
   const table = qualityTableMarkdown(results);
-  const name = `${path.basename(o.edgesFile).replace(/\.[^.]+$/, '')}-holdout${o.holdout}-seed${o.seed}`;
+  const source = o.edgesFile ?? o.trainFile!;
+  const name = o.edgesFile
+    ? `${path.basename(source).replace(/\.[^.]+$/, '')}-${o.split === 'time' ? 'time' : 'holdout'}${o.holdout}-seed${o.seed}${o.undirected ? '-undirected' : ''}`
+    : `${path.basename(source).replace(/\.[^.]+$/, '')}-given`;
   const files = { table: path.join(o.outDir, `${name}.md`), chart: path.join(o.outDir, `${name}.svg`) };
-  const title = `${path.basename(o.edgesFile)}: ${relevant.size} users, ${o.holdout * 100}% of edges hidden, seed ${o.seed}`;
+  const title = `${path.basename(source)}: ${relevant.size} users, ${describe}`;
   await writeFile(files.table, `${title}\n\n${table}\n\n![chart](${path.basename(files.chart)})\n`);
   await writeFile(files.chart, qualityChartSvg(title, results));
-  return { graph: { nodes: graph.nodeIds.length, edges: graph.from.length, hidden: hiddenEdges, users: relevant.size }, results, table, files };
+  return { graph: { nodes: nodeIds.length, edges: train.from.length + hiddenEdges, hidden: hiddenEdges, users: relevant.size }, results, table, files };
+}
+
+/** The training follows and the hidden ones, as the options ask, with a few words on how. */
+async function splitOf(o: EvaluationOptions): Promise<{ nodeIds: string[]; split: HoldoutSplit; describe: string }> {
+  const reader = new EdgeListReader(o.undirected);
+  const kind = o.undirected ? 'pairs' : 'edges';
+  if (o.trainFile && o.testFile) {
+    const train = await reader.read(o.trainFile);
+    const test = await reader.read(o.testFile);
+    return { nodeIds: reader.nodeIds, split: givenSplit(train, test), describe: `given split: ${path.basename(o.trainFile)} / ${path.basename(o.testFile)}` };
+  }
+  const graph = await reader.read(o.edgesFile!);
+  if (o.split === 'time') {
+    return { nodeIds: reader.nodeIds, split: timeSplit(graph, o.holdout, o.seed), describe: `each user's newest ${o.holdout * 100}% of follows hidden` };
+  }
+  return { nodeIds: reader.nodeIds, split: randomSplit(graph, o.holdout, o.seed), describe: `${o.holdout * 100}% of ${kind} hidden at random, seed ${o.seed}` };
+}
+
+/** Every scored user's list per method, with the graph's own node ids. */
+async function writeLists(
+  file: string,
+  nodeIds: readonly string[],
+  relevant: ReadonlyMap<number, ReadonlySet<number>>,
+  lists: ReadonlyMap<string, ReadonlyMap<number, readonly number[]>>,
+  k: number,
+): Promise<void> {
+  const lines = ['method\tuser\trank\tcandidate'];
+  for (const [method, byUser] of lists) {
+    for (const user of [...relevant.keys()].sort((a, b) => a - b)) {
+      (byUser.get(user) ?? []).slice(0, k).forEach((candidate, i) => lines.push(`${method}\t${nodeIds[user]}\t${i + 1}\t${nodeIds[candidate]}`));
+    }
+  }
+  await writeFile(file, `${lines.join('\n')}\n`);
 }
 
 /** Users with hidden edges, at most `max` of them, picked by a stable hash of their index. */
@@ -91,24 +136,28 @@ function sampleUsers(hidden: Map<number, Set<number>>, max?: number): Map<number
 async function recommenderLists(
   config: Config,
   logger: Logger,
-  graph: FollowGraph,
-  train: Uint32Array,
+  nodeIds: readonly string[],
+  train: HoldoutSplit['train'],
   k: number,
   o: EvaluationOptions,
 ): Promise<Map<number, number[]>> {
   const ch = createClickHouse(config, { noDatabase: true });
   const work = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-'));
+  // A clean start: the database is made anew (snapshot ids start at 1 again), so jobs an
+  // earlier run left under the same ids (one that died, or kept with --keep-database)
+  // would be taken for this run's.
+  await deleteRedisKeys(config);
   const workers = await startWorkers(config, logger, { kinds: ['profiles', 'follows'], maintenance: false, materialize: true });
   try {
     await ch.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
     await migrate(config);
-    const node = (i: number) => `n${graph.nodeIds[i]}`;
+    const node = (i: number) => `n${nodeIds[i]}`;
     const profiles = path.join(work, 'profiles.jsonl');
     const follows = path.join(work, 'follows.jsonl');
-    await writeFile(profiles, graph.nodeIds.map((_, i) => JSON.stringify({ profileId: node(i), name: node(i) })).join('\n'));
+    await writeFile(profiles, nodeIds.map((_, i) => JSON.stringify({ profileId: node(i), name: node(i) })).join('\n'));
     await writeFile(
       follows,
-      Array.from(train, (e) => JSON.stringify({ followerProfileId: node(graph.from[e]!), followeeProfileId: node(graph.to[e]!), followedAt: 0 })).join('\n'),
+      Array.from(train.from, (a, e) => JSON.stringify({ followerProfileId: node(a), followeeProfileId: node(train.to[e]!), followedAt: 0 })).join('\n'),
     );
     for (const [kind, file] of [['profiles', profiles], ['follows', follows]] as const) {
       const summary = await runIngest(config, { kind, files: [file], format: 'canonical', chunkRows: 20_000 });
@@ -121,7 +170,7 @@ async function recommenderLists(
     });
     if (view.state !== 'done') throw new Error(`the materialization failed: ${view.error}`);
     o.say(`materialized snapshot ${view.result!.snapshotId} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${view.result!.rows} recommendations`);
-    return await readLists(config, graph, view.result!.snapshotId, k);
+    return await readLists(config, nodeIds, view.result!.snapshotId, k);
   } finally {
     await workers.close();
     if (!o.keepDatabase) {
@@ -149,8 +198,8 @@ async function deleteRedisKeys(config: Config): Promise<void> {
   }
 }
 
-async function readLists(config: Config, graph: FollowGraph, snapshotId: number, k: number): Promise<Map<number, number[]>> {
-  const index = new Map(graph.nodeIds.map((id, i) => [`n${id}`, i]));
+async function readLists(config: Config, nodeIds: readonly string[], snapshotId: number, k: number): Promise<Map<number, number[]>> {
+  const index = new Map(nodeIds.map((id, i) => [`n${id}`, i]));
   const lists = new Map<number, number[]>();
   const ch = createClickHouse(config);
   try {

@@ -9,7 +9,7 @@ export interface MethodResult {
   metrics: MetricsAtK[];
 }
 
-const COLORS = ['#2f6fde', '#e8833a', '#3aa55d', '#9b59b6', '#c0392b', '#7f8c8d'];
+const COLORS = ['#2f6fde', '#e8833a', '#3aa55d', '#9b59b6', '#c0392b', '#16a2b8', '#d4ac0d', '#7f8c8d'];
 
 export function qualityChartSvg(title: string, results: readonly MethodResult[]): string {
   const groups = results[0]!.metrics.flatMap((m) => [

@@ -3,10 +3,27 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BASELINES } from '../../pipeline/evaluate/link-prediction-baselines.ts';
 import { runSoulgraph } from '../support/child-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
+
+/** The Markdown table eval prints: per method, its metrics at each k. */
+function tableRows(output: string): Map<string, { precision: number; recall: number; ndcg: number }[]> {
+  const methods = ['soulgraph', ...BASELINES].join('|');
+  return new Map(
+    output
+      .split('\n')
+      .filter((l) => new RegExp(`^\\| (${methods}) \\|`).test(l))
+      .map((l) => l.split('|').map((c) => c.trim()).slice(1, -1))
+      .map(([method, ...cells]) => {
+        const at: { precision: number; recall: number; ndcg: number }[] = [];
+        for (let i = 0; i < cells.length; i += 3) at.push({ precision: Number(cells[i]), recall: Number(cells[i + 1]), ndcg: Number(cells[i + 2]) });
+        return [method!, at];
+      }),
+  );
+}
 
 /**
  * Ten cliques of six, every member following every other: a hidden edge inside a clique is
@@ -29,20 +46,75 @@ describe('soulgraph eval', () => {
     const { code, output } = await runSoulgraph(['eval', '--edges', edges, '--holdout', '0.2', '--seed', '3', '--k', '5', '--out', dir], env.env);
     expect(code, output).toBe(0);
 
-    const rows = new Map(
-      output
-        .split('\n')
-        .filter((l) => /^\| (soulgraph|common-neighbours|adamic-adar|popularity) \|/.test(l))
-        .map((l) => l.split('|').map((c) => c.trim()))
-        .map((cells) => [cells[1]!, { precision: Number(cells[2]), recall: Number(cells[3]), ndcg: Number(cells[4]) }]),
-    );
-    expect([...rows.keys()]).toEqual(['soulgraph', 'common-neighbours', 'adamic-adar', 'popularity']);
-    expect(rows.get('soulgraph')!.recall).toBeGreaterThan(0.9);
-    expect(rows.get('soulgraph')!.recall).toBeGreaterThan(rows.get('popularity')!.recall);
+    const rows = tableRows(output);
+    expect([...rows.keys()]).toEqual(['soulgraph', ...BASELINES]);
+    expect(rows.get('soulgraph')![0]!.recall).toBeGreaterThan(0.9);
+    expect(rows.get('soulgraph')![0]!.recall).toBeGreaterThan(rows.get('popularity')![0]!.recall);
 
     const table = path.join(dir, 'cliques-holdout0.2-seed3.md');
     expect(readFileSync(table, 'utf8')).toContain('| soulgraph |');
     expect(readFileSync(path.join(dir, 'cliques-holdout0.2-seed3.svg'), 'utf8')).toMatch(/^<svg[\s\S]*recall@5[\s\S]*<\/svg>\n$/);
+  });
+
+  it('starts from a clean queue state: a run kept with --keep-database leaves jobs that the next run does not take for its own', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-test-'));
+    const edges = path.join(dir, 'cliques.txt');
+    await writeFile(edges, cliques());
+    const args = ['eval', '--edges', edges, '--holdout', '0.2', '--seed', '3', '--k', '5', '--out', dir];
+    const kept = await runSoulgraph([...args, '--keep-database'], env.env);
+    expect(kept.code, kept.output).toBe(0);
+    // The next run makes the database anew, so its snapshot is 1 again, like the kept run's
+    // whose finished bucket jobs are still in Redis under the same ids.
+    const again = await runSoulgraph(args, env.env);
+    expect(again.code, again.output).toBe(0);
+    expect(tableRows(again.output).get('soulgraph')![0]!.recall).toBeGreaterThan(0.9);
+  }, 120_000);
+
+  it('scores a split made elsewhere (--train, --test) and writes every list (--lists), with the metrics worked out by hand', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-test-'));
+    // Two cliques of four, {0, 1, 2, 3} and {10, 11, 12, 13}; hidden: 0 -> 1 and 10 -> 13.
+    const train: string[] = ['# training follows'];
+    for (const clique of [[0, 1, 2, 3], [10, 11, 12, 13]]) {
+      for (const a of clique) for (const b of clique) if (a !== b && !(a === 0 && b === 1) && !(a === 10 && b === 13)) train.push(`${a}\t${b}`);
+    }
+    await writeFile(path.join(dir, 'train.txt'), `${train.join('\n')}\n`);
+    await writeFile(path.join(dir, 'test.txt'), '0\t1\n10\t13\n');
+    const lists = path.join(dir, 'lists.tsv');
+    const { code, output } = await runSoulgraph(
+      ['eval', '--train', path.join(dir, 'train.txt'), '--test', path.join(dir, 'test.txt'), '--k', '1,5', '--lists', lists, '--out', dir],
+      env.env,
+    );
+    expect(code, output).toBe(0);
+    const rows = tableRows(output);
+    // Friends of friends and every path method: the one person 0 (10) does not follow in its
+    // clique is its only candidate, the hidden one.
+    for (const method of ['soulgraph', 'adamic-adar', 'follow-back-then-adamic-adar', 'personalized-pagerank']) {
+      expect(rows.get(method), method).toEqual([
+        { precision: 1, recall: 1, ndcg: 1 },
+        { precision: 0.2, recall: 1, ndcg: 1 },
+      ]);
+    }
+    // Popularity: the three others of the other clique (followed by 3 each) come first, then
+    // 1 and 13 (followed by 2 each; 1 first, as it appears first): 0 finds 1 at rank 4, 10
+    // finds 13 at rank 5. nDCG@5 = (1/log2(5) + 1/log2(6)) / 2 = 0.4088.
+    expect(rows.get('popularity')).toEqual([
+      { precision: 0, recall: 0, ndcg: 0 },
+      { precision: 0.2, recall: 1, ndcg: 0.4088 },
+    ]);
+    const written = readFileSync(lists, 'utf8').split('\n');
+    expect(written[0]).toBe('method\tuser\trank\tcandidate');
+    expect(written.filter((l) => l.startsWith('soulgraph\t'))).toEqual(['soulgraph\t0\t1\t1', 'soulgraph\t10\t1\t13']);
+    expect(written.filter((l) => l.startsWith('popularity\t0\t')).map((l) => l.split('\t')[3])).toEqual(['10', '11', '12', '1', '13']);
+    expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| personalized-pagerank |');
+  }, 120_000);
+
+  it('refuses a header line with its line number and exits with 2', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-test-'));
+    const edges = path.join(dir, 'header.txt');
+    await writeFile(edges, 'id_1\tid_2\n1\t2\n');
+    const { code, output } = await runSoulgraph(['eval', '--edges', edges], env.env);
+    expect(code).toBe(2);
+    expect(output).toContain('header.txt:1: node ids are whole numbers or 0x-hex, got "id_1\\tid_2" (a header line? start it with #)');
   });
 
   it('names a malformed edge list line and exits with 2', async () => {
@@ -51,7 +123,7 @@ describe('soulgraph eval', () => {
     await writeFile(edges, '1\t2\nthree words here\n');
     const { code, output } = await runSoulgraph(['eval', '--edges', edges], env.env);
     expect(code).toBe(2);
-    expect(output).toContain('bad.txt:2: expected "<from><TAB><to>"');
+    expect(output).toContain('bad.txt:2: node ids are whole numbers or 0x-hex');
     expect(existsSync(path.join(dir, 'bad-holdout0.1-seed1.md'))).toBe(false);
   });
 });
