@@ -18,6 +18,7 @@ const optionsSchema = z
     test: z.string().min(1).optional(),
     split: z.enum(['random', 'time'], { error: '--split must be random or time' }),
     undirected: z.boolean().optional(),
+    header: z.boolean().optional(),
     holdout: z.coerce.number({ error: '--holdout must be a number' }).gt(0, '--holdout must be above 0').lt(1, '--holdout must be below 1'),
     seed: z.coerce.number().int('--seed must be a whole number').min(0),
     k: z
@@ -41,6 +42,7 @@ export function evalCommand(): Command {
     .option('--test <file>', 'a split made elsewhere: the follows it should find (with --train)')
     .option('--split <how>', 'random: each edge hidden with the --holdout probability; time: each user\'s newest --holdout share', 'random')
     .option('--undirected', 'each line is a pair, not a follow: pairs are hidden whole, kept pairs are follows both ways')
+    .option('--header', 'the first line of each file names its columns: skip it')
     .option('--holdout <fraction>', 'share of edges hidden from the recommender', '0.1')
     .option('--seed <n>', 'which edges are hidden (same seed, same split)', '1')
     .option('--k <list>', 'list lengths to score, comma-separated', '10,50')
@@ -51,7 +53,7 @@ export function evalCommand(): Command {
     .addHelpText(
       'after',
       '\nExamples:\n  soulgraph eval --edges ../shared/data/snap-epinions/soc-Epinions1.txt --holdout 0.1 --seed 1 --k 10,50\n' +
-        '  soulgraph eval --edges ../shared/data/snap-bitcoin-alpha/soc-sign-bitcoinalpha.csv --split time\n' +
+        '  soulgraph eval --edges ../shared/data/snap-bitcoin-alpha/soc-sign-bitcoinalpha.csv --header --split time\n' +
         '  soulgraph eval --edges ../shared/data/snap-facebook/facebook_combined.txt --undirected\n' +
         '  soulgraph eval --train train.txt --test test.txt --lists lists.tsv\n\nResults: docs/quality.md',
     )
@@ -69,6 +71,7 @@ export function evalCommand(): Command {
           ...(o.train === undefined ? {} : { trainFile: o.train, testFile: o.test! }),
           split: o.split,
           undirected: o.undirected ?? false,
+          header: o.header ?? false,
           ...(o.lists === undefined ? {} : { listsFile: o.lists }),
           holdout: o.holdout,
           seed: o.seed,

@@ -36,6 +36,8 @@ export interface EvaluationOptions {
   split: 'random' | 'time';
   /** Each line is a pair, hidden or kept both ways together. */
   undirected: boolean;
+  /** Each file's first line names its columns. */
+  header?: boolean;
   holdout: number;
   seed: number;
   ks: number[];
@@ -91,7 +93,7 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
 
 /** The training follows and the hidden ones, as the options ask, with a few words on how. */
 async function splitOf(o: EvaluationOptions): Promise<{ nodeIds: string[]; split: HoldoutSplit; describe: string }> {
-  const reader = new EdgeListReader(o.undirected);
+  const reader = new EdgeListReader(o.undirected, o.header ?? false);
   const kind = o.undirected ? 'pairs' : 'edges';
   if (o.trainFile && o.testFile) {
     const train = await reader.read(o.trainFile);

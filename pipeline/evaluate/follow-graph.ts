@@ -3,7 +3,7 @@
  * spaces), `from to time`, or `from,to,rating,time` (SNAP's signed trust networks: a
  * positive rating is read as a follow, the others are left out); `#` starts a comment.
  * Node ids are whole numbers or 0x-hex; anything else (a header line such as `id_1 id_2`)
- * is refused with its line number. An undirected graph's lines are pairs, each listed once.
+ * is refused with its line number, unless the reader is told the first line is a header. An undirected graph's lines are pairs, each listed once.
  * Node ids are renumbered densely (0..n-1) in order of first appearance, across every file
  * read with the same reader.
  */
@@ -33,7 +33,11 @@ export class EdgeListReader {
   readonly nodeIds: string[] = [];
   private readonly index = new Map<string, number>();
 
-  constructor(readonly undirected: boolean) {}
+  constructor(
+    readonly undirected: boolean,
+    /** The first line that is not a comment names the columns: skip it. */
+    private readonly header = false,
+  ) {}
 
   async read(file: string): Promise<FollowGraph> {
     const from: number[] = [];
@@ -42,10 +46,15 @@ export class EdgeListReader {
     let timed = true;
     const seen = new Set<string>();
     let lineNumber = 0;
+    let headerLeft = this.header;
     for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
       lineNumber++;
       const text = line.trim();
       if (text === '' || text.startsWith('#')) continue;
+      if (headerLeft) {
+        headerLeft = false;
+        continue;
+      }
       const edge = parseLine(text, `${file}:${lineNumber}`);
       if (edge === undefined) continue;
       const [a, b] = this.undirected && edge.from > edge.to ? [edge.to, edge.from] : [edge.from, edge.to];
@@ -92,7 +101,7 @@ function parseLine(text: string, where: string): { from: string; to: string; tim
   const [from, to] = parts as [string, string];
   if (!NODE_ID.test(from) || !NODE_ID.test(to)) {
     throw new EdgeListError(
-      `${where}: node ids are whole numbers or 0x-hex, got ${JSON.stringify(text.slice(0, 80))} (a header line? start it with #)`,
+      `${where}: node ids are whole numbers or 0x-hex, got ${JSON.stringify(text.slice(0, 80))} (a header line? pass --header, or start it with #)`,
     );
   }
   const numbers = parts.slice(2);

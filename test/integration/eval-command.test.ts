@@ -108,13 +108,16 @@ describe('soulgraph eval', () => {
     expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| personalized-pagerank |');
   }, 120_000);
 
-  it('refuses a header line with its line number and exits with 2', async () => {
+  it('refuses a header line with its line number and exits with 2; with --header it skips it', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-test-'));
     const edges = path.join(dir, 'header.txt');
     await writeFile(edges, 'id_1\tid_2\n1\t2\n');
     const { code, output } = await runSoulgraph(['eval', '--edges', edges], env.env);
     expect(code).toBe(2);
-    expect(output).toContain('header.txt:1: node ids are whole numbers or 0x-hex, got "id_1\\tid_2" (a header line? start it with #)');
+    expect(output).toContain('header.txt:1: node ids are whole numbers or 0x-hex, got "id_1\\tid_2" (a header line? pass --header, or start it with #)');
+    const skipped = await runSoulgraph(['eval', '--edges', edges, '--header', '--k', '1', '--out', dir], env.env);
+    expect(skipped.code, skipped.output).toBe(0);
+    expect(skipped.output).toContain('2 nodes, 1 follows');
   });
 
   it('names a malformed edge list line and exits with 2', async () => {

@@ -32,6 +32,12 @@ describe('reading an edge list', () => {
     expect(undirected.undirected).toBe(true);
   });
 
+  it('skips the first line when told it is a header, and only that line', async () => {
+    const graph = await new EdgeListReader(false, true).read(await file('# comment\nsource,target,weight,timestamp\n1,2,3,4\n'));
+    expect(graph.nodeIds).toEqual(['1', '2']);
+    await expect(new EdgeListReader(false, true).read(await file('a b\nc d\n'))).rejects.toThrow(/:2: node ids are whole numbers/);
+  });
+
   it('numbers the nodes of several files as one graph', async () => {
     const reader = new EdgeListReader(false);
     await reader.read(await file('5 6\n'));
