@@ -39,8 +39,8 @@ function asApiError(error: unknown): ApiError {
   return new ApiError('internalError');
 }
 
-/** ClickHouse, Redis or an RPC that cannot be reached: the caller may retry later (503). */
-const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|socket hang up|Timeout|Connection is closed|Stream isn't writeable/i;
+/** ClickHouse, Redis or an RPC that cannot be reached, or that stopped answering (ioredis: "Command timed out"): the caller may retry later (503). */
+const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|socket hang up|Timeout|timed out|Connection is closed|Stream isn't writeable/i;
 
 /** Looks through wrapped errors (`cause`) too: a cache may wrap the connection failure. */
 function isUnreachable(error: unknown, depth = 0): boolean {

@@ -45,7 +45,7 @@ afterAll(async () => {
   await tee?.close();
 });
 // Several buckets, as a real nightly run over many profiles has.
-const api = useApi({ REC_PROFILES_PER_BUCKET: '100' }, { clickhouseUrl: () => tee.url });
+const api = useApi({ REC_PROFILES_PER_BUCKET: '100' }, { late: () => ({ CLICKHOUSE_URL: tee.url }) });
 
 const PROFILES = 300;
 const SEED = 11;

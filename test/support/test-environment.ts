@@ -33,8 +33,8 @@ export function testEnvironmentVariables(overrides: Record<string, string> = {})
 }
 
 export interface TestEnvironmentOptions {
-  /** A ClickHouse URL known only once earlier hooks ran (e.g. a server the file starts); read before migrating. */
-  clickhouseUrl?: () => string;
+  /** Settings known only once earlier hooks ran (a server the file starts itself); read before migrating. */
+  late?: () => Record<string, string>;
 }
 
 /** Call at the top of a test file; the environment is ready inside tests and hooks. */
@@ -42,8 +42,8 @@ export function useTestEnvironment(overrides: Record<string, string> = {}, optio
   const env = testEnvironmentVariables(overrides);
   const holder = { config: parseConfig(env), env, ch: undefined as unknown as ClickHouse };
   beforeAll(async () => {
-    if (options.clickhouseUrl) {
-      env.CLICKHOUSE_URL = options.clickhouseUrl();
+    if (options.late) {
+      Object.assign(env, options.late());
       holder.config = parseConfig(env);
     }
     await migrate(holder.config);
