@@ -9,7 +9,9 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { validateChunk } from '../../pipeline/ingest/validate-chunk.ts';
+import { SCHEDULED_JOB_OPTIONS } from '../../pipeline/job-schedulers.ts';
 import { configSchema, parseConfig } from '../../shared/config.ts';
+import { chainJobOptions, ingestJobOptions } from '../../shared/queues.ts';
 import { isKindName, kindNames, recordKinds, type KindName } from '../../shared/records/kinds.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -169,6 +171,23 @@ function environmentOf(service: Record<string, unknown>): Record<string, string>
   }
   return Object.fromEntries(Object.entries(env as Record<string, unknown>).map(([k, v]) => [k, v === null ? '' : String(v)]));
 }
+
+describe('docs/operations.md, failed jobs', () => {
+  it('says how many failed jobs each kind of queue keeps, and for how long, as the code does', () => {
+    const config = parseConfig({});
+    const kept = (options: { removeOnFail?: unknown }) => {
+      const { count, age } = options.removeOnFail as { count: number; age: number };
+      return { count, days: age / 86_400 };
+    };
+    const doc = read('docs/operations.md');
+    const ingestion = kept(ingestJobOptions(config));
+    const chain = kept(chainJobOptions(config));
+    const scheduled = kept(SCHEDULED_JOB_OPTIONS);
+    expect(doc).toContain(`ingestion: ${ingestion.count} per queue for ${ingestion.days} days`);
+    expect(doc).toContain(`chain ingestion: ${chain.count} for ${chain.days} days`);
+    expect(doc).toContain(`scheduled jobs: ${scheduled.count} for ${scheduled.days} days`);
+  });
+});
 
 describe('docker-compose.yml', () => {
   const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
