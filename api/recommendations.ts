@@ -30,8 +30,11 @@ export async function newestReadySnapshot(ch: ClickHouse): Promise<number | unde
 /**
  * newestReadySnapshot, remembered for `ttlMs`: a nightly swap is seen within that time
  * (plus one query), and the first page of most requests costs no snapshot query. Once the
- * value is old, the next caller starts one refresh and everyone keeps getting the old value
- * until it lands: requests never queue behind the snapshot query.
+ * value is `ttlMs` old, the next caller starts one refresh and callers keep getting the old
+ * value until it lands, so that a busy API never queues behind the snapshot query. A value
+ * older than two intervals (an API idle for an hour) is not served: it may name a snapshot
+ * that newer runs have replaced and retention has dropped, whose reads come back empty;
+ * callers wait for the refresh instead.
  */
 export function cachedNewestSnapshot(ch: ClickHouse, ttlMs: number, now: () => number = Date.now): () => Promise<number | undefined> {
   let known: { at: number; value: number | undefined } | undefined;
@@ -47,7 +50,10 @@ export function cachedNewestSnapshot(ch: ClickHouse, ttlMs: number, now: () => n
   if (ttlMs === 0) return () => newestReadySnapshot(ch);
   return async () => {
     if (!known) return refresh();
-    if (now() - known.at >= ttlMs) void refresh().catch(() => {}); // the old value serves until ClickHouse answers
+    const age = now() - known.at;
+    if (age < ttlMs) return known.value;
+    if (age >= 2 * ttlMs) return refresh();
+    void refresh().catch(() => {}); // the old value serves until ClickHouse answers
     return known.value;
   };
 }

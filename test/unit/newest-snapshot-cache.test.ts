@@ -42,6 +42,24 @@ describe('the newest-snapshot cache', () => {
     expect(await newest()).toBe(8);
   });
 
+  it('waits for ClickHouse instead of answering a snapshot older than two intervals (it may have been dropped since)', async () => {
+    let now = 0;
+    const { ch, pending, answer } = controlledClickHouse();
+    const newest = cachedNewestSnapshot(ch, 5_000, () => now);
+    const first = newest();
+    answer(1);
+    expect(await first).toBe(1);
+    now = 3_600_000; // an hour without a request
+    let settled: number | undefined;
+    const next = newest().then((value) => (settled = value));
+    await Promise.resolve();
+    expect(settled).toBeUndefined();
+    expect(pending).toHaveLength(1);
+    answer(3);
+    await next;
+    expect(settled).toBe(3);
+  });
+
   it('keeps the old snapshot when a refresh fails, and tries again on the next call', async () => {
     let now = 0;
     const { ch, pending, answer, fail } = controlledClickHouse();
