@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { ingestFormats, ingestQueueName } from '../../shared/queues.ts';
 import { kindNames, type KindName } from '../../shared/records/kinds.ts';
-import { ingestWorkerCount, runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
+import { IngestInterrupted, ingestWorkerCount, runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
 import { IngestInputError, preflight } from '../ingest/preflight.ts';
 import { openProcessContext } from '../../shared/process-context.ts';
 import { startWorkers } from '../workers.ts';
@@ -61,6 +61,7 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const context = await openProcessContext({ name: 'ingest', say });
   const { config } = context;
+  let interrupted = false;
   context.shutdown.exitOnSignals(130);
   try {
     const inProcess = options.workers === 'auto' ? (await ingestWorkerCount(config, kind)) === 0 : options.workers === 'yes';
@@ -72,28 +73,41 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
 
     const display = createProgressDisplay(kind, '{rows} rows read, {done} ingested | {rate} rows/s | {rejected} rejected');
     const started = Date.now();
-    const summary = await runIngest(config, {
-      kind,
-      files,
-      format: options.format,
-      chainId: options.chainId ?? 1,
-      chunkRows: options.chunkRows ?? config.INGEST_CHUNK_ROWS,
-      // The path as given, so same-named files in different folders keep apart in ingest_rejects.
-      sourceName: (file) => path.relative(process.cwd(), path.resolve(file)),
-      onProgress: (p) =>
-        display.update(p.bytesRead, p.totalBytes, {
-          rows: p.rowsRead,
-          done: p.rowsDone,
-          rate: Math.round(p.rowsDone / Math.max(0.001, (Date.now() - started) / 1000)),
-          rejected: p.rejected,
-        }),
-    });
+    let summary: IngestSummary;
+    try {
+      summary = await runIngest(config, {
+        kind,
+        files,
+        format: options.format,
+        chainId: options.chainId ?? 1,
+        chunkRows: options.chunkRows ?? config.INGEST_CHUNK_ROWS,
+        // The path as given, so same-named files in different folders keep apart in ingest_rejects.
+        sourceName: (file) => path.relative(process.cwd(), path.resolve(file)),
+        onProgress: (p) =>
+          display.update(p.bytesRead, p.totalBytes, {
+            rows: p.rowsRead,
+            done: p.rowsDone,
+            rate: Math.round(p.rowsDone / Math.max(0.001, (Date.now() - started) / 1000)),
+            rejected: p.rejected,
+          }),
+      });
+    } catch (error) {
+      display.stop();
+      if (!(error instanceof IngestInterrupted)) throw error;
+      printSummary(kind, error.summary);
+      say(`soulgraph: ${error.message}`);
+      say('chunks already queued are ingested by the workers; run the same command again once Redis answers (re-ingesting adds no duplicates)');
+      interrupted = true;
+      return;
+    }
     display.stop();
     printSummary(kind, summary);
     if (summary.failedChunks.length > 0) process.exitCode = 1;
     else if (options.failOnReject && summary.rejected > 0) process.exitCode = 3;
   } finally {
     await context.shutdown.run();
+    // Connections that lost Redis keep reconnecting, and the process alive, however they were closed.
+    if (interrupted) process.exit(1);
   }
 }
 

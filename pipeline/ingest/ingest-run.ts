@@ -59,6 +59,20 @@ export interface IngestSummary {
  */
 export const MAX_ROWS_IN_FLIGHT = 400_000;
 
+/** How long the run's queue connections get to close; one that lost Redis may never (BullMQ waits for an 'end' that a reconnecting client never emits). */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/** The run stopped before its end (Redis went away mid-run, most often): what it had done by then. */
+export class IngestInterrupted extends Error {
+  override name = 'IngestInterrupted';
+  constructor(
+    readonly summary: IngestSummary,
+    cause: unknown,
+  ) {
+    super(`the run stopped before its end: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** Ingests the files through the kind's queue; resolves when every chunk has finished. */
 export async function runIngest(config: Config, options: IngestRunOptions): Promise<IngestSummary> {
   await preflight(options);
@@ -146,13 +160,22 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
       }
     }
     await tracker.waitBelow(1);
+  } catch (error) {
+    summary.elapsedMs = Date.now() - started;
+    throw new IngestInterrupted(summary, error);
   } finally {
-    await events.close();
-    await queue.close();
     redis.disconnect();
+    await settledWithin(CLOSE_TIMEOUT_MS, [events.close(), queue.close()]);
   }
   summary.elapsedMs = Date.now() - started;
   return summary;
+}
+
+/** Waits for the promises to settle, `ms` at most; failures and the timeout are not errors (the caller is closing up). */
+async function settledWithin(ms: number, promises: Promise<unknown>[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function csvBody({ header, rows, lines }: Extract<SourceChunk, { rows: string[][] }>) {

@@ -21,6 +21,8 @@ import {
 export interface RedisOptions extends BinarySearch {
   /** Folder for the append-only file and the log; created if missing. */
   dir: string;
+  /** A port of the caller's (a restart where clients expect it); default: a free one. */
+  port?: number;
   log?: (line: string) => void;
   command?: Command;
 }
@@ -30,13 +32,13 @@ const STOP_GRACE_MS = 10_000;
 
 export async function startRedis(options: RedisOptions): Promise<RunningService> {
   const command = options.command ?? findRedisServer(options);
-  return retryOnPortClash(() => startOnce(command, options));
+  return options.port === undefined ? retryOnPortClash(() => startOnce(command, options)) : startOnce(command, options);
 }
 
 async function startOnce(command: Command, options: RedisOptions): Promise<RunningService> {
   const dir = resolve(options.dir);
   await mkdir(dir, { recursive: true });
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const logFile = join(dir, 'redis.log');
   const logStart = await fileSize(logFile);
   const url = `redis://127.0.0.1:${port}`;

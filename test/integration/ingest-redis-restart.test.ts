@@ -1,0 +1,79 @@
+/**
+ * Redis killed in the middle of `soulgraph ingest` and started again: the run ends, with
+ * exit code 1 and its summary, instead of waiting forever for a connection to close. A
+ * Redis of this file's own, since killing the shared one would break every other test file.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { once } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { startRedis } from '../../shared/local-stack/redis-server.ts';
+import { ingestQueueName } from '../../shared/queues.ts';
+import { redisConnection } from '../../shared/redis.ts';
+import type { RunningService } from '../../shared/local-stack/running-service.ts';
+import { numberedTransaction } from '../fixtures/transactions.ts';
+import { exitOf, spawnSoulgraph, waitFor } from '../support/child-process.ts';
+import { useTestEnvironment } from '../support/test-environment.ts';
+
+let redisDir: string;
+let redis: RunningService;
+beforeAll(async () => {
+  redisDir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-redis-restart-'));
+  redis = await startRedis({ dir: redisDir });
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+const env = useTestEnvironment({}, { late: () => ({ REDIS_URL: redis.url }) });
+
+async function writeTransactions(rows: number): Promise<string> {
+  const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'redis-restart-')), 'transactions.jsonl');
+  const out = createWriteStream(file);
+  for (let n = 0; n < rows; n++) if (!out.write(`${JSON.stringify(numberedTransaction(n, 'e'))}\n`)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+  return file;
+}
+
+const count = z.object({ n: z.coerce.number() });
+
+async function workerCount(): Promise<number> {
+  const queue = new Queue(ingestQueueName('transactions'), { connection: redisConnection(env.config, 'producer'), prefix: env.config.QUEUE_PREFIX });
+  try {
+    return await queue.getWorkersCount();
+  } finally {
+    await queue.close();
+  }
+}
+
+describe('soulgraph ingest when Redis dies mid-run', () => {
+  it('exits with code 1 and its summary once Redis is back, instead of hanging', async () => {
+    const file = await writeTransactions(150_000);
+    // Workers in a process of their own, as in production: the CLI only produces and listens.
+    const workers = spawnSoulgraph(['workers', '--kinds', 'transactions'], env.env);
+    await waitFor(async () => workers.output().includes('ready') || (await workerCount()) > 0, 60_000, 'the workers');
+    const ingest = spawnSoulgraph(['ingest', 'transactions', file, '--chunk-rows', '2000'], env.env);
+    await waitFor(async () => (await env.ch.query(sql`SELECT count() AS n FROM transactions`, count))[0]!.n > 0, 60_000, 'the first rows');
+
+    const port = Number(new URL(redis.url).port);
+    process.kill(redis.pid, 'SIGKILL');
+    await sleep(3_000);
+    redis = await startRedis({ dir: redisDir, port });
+
+    const ended = await Promise.race([exitOf(ingest), sleep(60_000).then(() => 'still running' as const)]);
+    if (ended === 'still running') ingest.kill('SIGKILL');
+    workers.kill('SIGKILL');
+    expect(ended, ingest.output()).not.toBe('still running');
+    expect(ended).toMatchObject({ code: 1 });
+    // The summary of what was done, why the run stopped, and what to do.
+    expect(ingest.output()).toMatch(/transactions: \d+ accepted, \d+ rejected, \d+ read in \d+ chunks/);
+    expect(ingest.output()).toContain('soulgraph: the run stopped before its end:');
+    expect(ingest.output()).toContain('run the same command again once Redis answers');
+  }, 120_000);
+});
