@@ -15,7 +15,7 @@ import type { CursorCodec } from './cursor.ts';
 import { accessLog, recordEnvelopeCodes } from './middleware/access-log.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { cors } from './middleware/cors.ts';
-import { errorHandler, notFound } from './middleware/errors.ts';
+import { errorHandler, notFound, onlyMethods } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireUnifiedToken } from './middleware/unified-auth.ts';
 import { ENDPOINTS, type Guards } from './endpoints.ts';
@@ -80,7 +80,8 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(document);
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'soulgraph API' }));
+  // The reference is pages to read: other methods get the 405 envelope, not the page.
+  app.use('/docs', onlyMethods(['GET', 'HEAD']), swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'soulgraph API' }));
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').json(deps.keys.publicJwks());
   });

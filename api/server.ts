@@ -16,6 +16,7 @@ import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
 import { applyApiHeapSettings } from './heap-settings.ts';
 import { createExpressServer } from './http-server.ts';
+import { answerRefusedRequests } from './refused-requests.ts';
 import { createCursorCodec, cursorSecret } from './cursor.ts';
 import { createOnDemandLists } from './on-demand-lists.ts';
 import { createPipelineProducer } from './pipeline-producer.ts';
@@ -96,7 +97,9 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
 export async function startApi(config: Config, logger: Logger, port = config.API_PORT): Promise<RunningApi> {
   applyApiHeapSettings();
   const deps = await createApiDeps(config, logger);
-  const server = createExpressServer(createApp(deps)).listen(port, '0.0.0.0');
+  const server = createExpressServer(createApp(deps));
+  answerRefusedRequests(server, logger);
+  server.listen(port, '0.0.0.0');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;

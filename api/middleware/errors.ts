@@ -17,6 +17,14 @@ export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
   };
 }
 
+/** For a path mounted with app.use (which takes every method): other methods answer 405 with Allow. */
+export function onlyMethods(methods: string[]): RequestHandler {
+  return (req, _res, next) => {
+    if (methods.includes(req.method)) next();
+    else next(new ApiError('methodNotAllowed', `method not allowed: use ${methods.join(', ')}`, { Allow: methods.join(', ') }));
+  };
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return async (thrown: unknown, _req, res, _next) => {
     // A request refused by its rate limit answers 10110, whatever else went wrong.
@@ -34,6 +42,8 @@ function asApiError(error: unknown): ApiError {
   const e = error as { type?: string; status?: number };
   if (e?.type === 'entity.parse.failed') return new ApiError('invalidJson');
   if (e?.type === 'entity.too.large') return new ApiError('invalidParameter', 'request body too large');
+  // body-parser: a charset other than UTF-8, or a Content-Encoding it cannot undo.
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return new ApiError('unsupportedBody');
   if (e?.status === 400) return new ApiError('invalidParameter');
   if (isUnreachable(error)) return new ApiError('serviceUnavailable');
   return new ApiError('internalError');
