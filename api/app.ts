@@ -33,6 +33,7 @@ import { tagRoute } from './routes/tag.ts';
 import type { TagService } from './tag-service.ts';
 import type { AddressTokenVerifier } from './tokens/address-token.ts';
 import type { NonceStore } from './tokens/siwe-nonces.ts';
+import type { RegistrationClaims } from './registration-claims.ts';
 import type { SignatureVerifierClient } from '../shared/siwe/siwe-message-verification.ts';
 import type { SigningKeys } from './tokens/signing-keys.ts';
 
@@ -45,6 +46,7 @@ export interface ApiDeps {
   rateLimiter: RateLimiter;
   keys: SigningKeys;
   nonces: NonceStore;
+  registrations: RegistrationClaims;
   addressTokens: AddressTokenVerifier;
   cursors: CursorCodec;
   pipeline: PipelineProducer;

@@ -26,6 +26,7 @@ import { createTagService } from './tag-service.ts';
 import { createSignatureClient } from '../shared/siwe/signature-client.ts';
 import { createAddressTokenVerifier } from './tokens/address-token.ts';
 import { createNonceStore } from './tokens/siwe-nonces.ts';
+import { createRegistrationClaims } from './registration-claims.ts';
 import { loadSigningKeys } from './tokens/signing-keys.ts';
 
 export interface RunningApi {
@@ -79,6 +80,8 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
       warn: (message) => logger.warn(message),
     }),
     nonces: createNonceStore(redis, config.SIWE_NONCE_TTL_SECONDS, `${config.QUEUE_PREFIX}:siwe-nonce`),
+    // An hour: a registration queued behind a long ingest still lands before its claim ends.
+    registrations: createRegistrationClaims(redis, 3_600, `${config.QUEUE_PREFIX}:registration`),
     addressTokens: createAddressTokenVerifier(keys, config),
     cursors: createCursorCodec(cursorSecret(config)),
     signatureClient,

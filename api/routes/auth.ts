@@ -17,6 +17,7 @@ import { ApiError, envelopeSchema, success } from '../envelope.ts';
 import { bearerToken } from '../middleware/unified-auth.ts';
 import type { PipelineProducer } from '../pipeline-producer.ts';
 import { profileExists, profileIdBy } from '../profile-lookup.ts';
+import type { RegistrationClaims } from '../registration-claims.ts';
 import { parseQuery, parseWith } from '../request-validation.ts';
 import { siweApiError, tokenApiError } from '../token-errors.ts';
 import { issueAddressToken, type AddressTokenVerifier } from '../tokens/address-token.ts';
@@ -48,6 +49,7 @@ export interface AuthDeps {
   ch: ClickHouse;
   keys: SigningKeys;
   nonces: NonceStore;
+  registrations: RegistrationClaims;
   addressTokens: AddressTokenVerifier;
   pipeline: PipelineProducer;
   /** Smart-wallet signature checks through the chain, when an RPC is configured. */
@@ -98,20 +100,29 @@ export function profileIdForAddress(address: string): string {
 
 /**
  * A first sign-in: the profile (and the invite, if any) go to the pipeline; the token is
- * issued at once, and the profile is readable as soon as the worker has written it.
+ * issued at once, and the profile is readable as soon as the worker has written it. A
+ * sign-in while another one's registration is on its way gets the same profile and
+ * registers nothing: the first decides the inviter (registration-claims.ts).
  */
 async function register(deps: AuthDeps, address: string, inviteCode: string | undefined, requestId: string): Promise<string> {
   const profileId = profileIdForAddress(address);
-  if (inviteCode !== undefined) await checkInviter(deps.ch, inviteCode, profileId);
+  // Like a returning user's, a later sign-in's invite code is not looked at.
+  if (!(await deps.registrations.claim(profileId))) return profileId;
   const now = new Date().toISOString();
   const source = `api:${requestId}`;
-  await deps.pipeline.enqueue(
-    'profiles',
-    { profileId, name: `${address.slice(0, 6)}…${address.slice(-4)}`, addresses: [address], updatedAt: now },
-    source,
-  );
-  if (inviteCode !== undefined) {
-    await deps.pipeline.enqueue('invites', { inviteeProfileId: profileId, inviterProfileId: inviteCode, invitedAt: now }, source);
+  try {
+    if (inviteCode !== undefined) await checkInviter(deps.ch, inviteCode, profileId);
+    await deps.pipeline.enqueue(
+      'profiles',
+      { profileId, name: `${address.slice(0, 6)}…${address.slice(-4)}`, addresses: [address], updatedAt: now },
+      source,
+    );
+    if (inviteCode !== undefined) {
+      await deps.pipeline.enqueue('invites', { inviteeProfileId: profileId, inviterProfileId: inviteCode, invitedAt: now }, source);
+    }
+  } catch (error) {
+    await deps.registrations.release(profileId).catch(() => {});
+    throw error;
   }
   return profileId;
 }

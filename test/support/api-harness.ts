@@ -24,6 +24,8 @@ export interface ApiHarness extends TestEnvironment {
   createApiKey(args?: string[]): Promise<{ key: string; keyId: string }>;
   /** A unified token for a profile, signed with the API's key (for profiles whose wallets the test does not hold). */
   unifiedTokenFor(profileId: string, address: string): Promise<string>;
+  /** The first half of a sign-in (nonce, SIWE message, /auth/address-token): the address token. */
+  addressToken(apiKey: string, account: PrivateKeyAccount, domain?: string): Promise<string>;
   /** Signs a wallet in as an app would (nonce, SIWE, address token, /auth); returns the unified token. */
   signInWallet(apiKey: string, account: PrivateKeyAccount, domain?: string): Promise<string>;
 }
@@ -73,7 +75,7 @@ export function useApi(overrides: Record<string, string> = {}, options: TestEnvi
   };
   harness.unifiedTokenFor = async (profileId, address) =>
     issueUnifiedToken(await loadSigningKeys(harness.config), harness.config, { profileId, address });
-  harness.signInWallet = async (apiKey, account, domain = 'app.acme.xyz') => {
+  harness.addressToken = async (apiKey, account, domain = 'app.acme.xyz') => {
     const nonce = await harness.call('/api/v1/auth/nonce', { apiKey });
     const message = createSiweMessage({
       domain,
@@ -88,10 +90,13 @@ export function useApi(overrides: Record<string, string> = {}, options: TestEnvi
     const signature = await account.signMessage({ message });
     const address = await harness.call('/api/v1/auth/address-token', { apiKey, method: 'POST', body: JSON.stringify({ message, signature }) });
     if (address.body.code !== '0') throw new Error(`address token: ${JSON.stringify(address.body)}`);
+    return address.body.data.token;
+  };
+  harness.signInWallet = async (apiKey, account, domain = 'app.acme.xyz') => {
     const unified = await harness.call('/api/v1/auth', {
       apiKey,
       method: 'POST',
-      headers: { 'I-Authorization': `Bearer ${address.body.data.token}`, 'Content-Type': 'application/json' },
+      headers: { 'I-Authorization': `Bearer ${await harness.addressToken(apiKey, account, domain)}`, 'Content-Type': 'application/json' },
       body: '{}',
     });
     if (unified.body.code !== '0') throw new Error(`auth: ${JSON.stringify(unified.body)}`);
