@@ -49,9 +49,14 @@ export const storedJsonLinesChunkSchema = z.object({
   firstLine: z.number().int().min(1),
 });
 
+/** A CSV record that is not valid CSV: the worker writes it as a reject. */
+export const malformedRecordSchema = z.object({ line: z.number().int().min(1), reason: z.string(), raw: z.string() });
+export type MalformedRecord = z.infer<typeof malformedRecordSchema>;
+
 /**
  * A CSV chunk: rows as arrays of cells with the file's `header`; `lines[i]` is the 1-based
- * source line of `rows[i]` (a quoted cell may span lines, so they are not consecutive).
+ * source line of `rows[i]` (a quoted cell may span lines, so they are not consecutive);
+ * `malformed`, the chunk's records that are not valid CSV.
  */
 export const csvChunkSchema = z
   .object({
@@ -59,6 +64,7 @@ export const csvChunkSchema = z
     header: z.array(z.string()),
     rows: z.array(z.array(z.string())),
     lines: z.array(z.number().int().min(1)),
+    malformed: z.array(malformedRecordSchema).optional(),
   })
   .refine((j) => j.rows.length === j.lines.length, 'rows and lines must have the same length');
 

@@ -178,8 +178,8 @@ async function settledWithin(ms: number, promises: Promise<unknown>[]): Promise<
   clearTimeout(timer);
 }
 
-function csvBody({ header, rows, lines }: Extract<SourceChunk, { rows: string[][] }>) {
-  return { header, rows, lines };
+function csvBody({ header, rows, lines, malformed }: Extract<SourceChunk, { rows: string[][] }>) {
+  return { header, rows, lines, ...(malformed ? { malformed } : {}) };
 }
 
 /** How many workers (in any process) are serving the kind's queue right now. */

@@ -3,11 +3,14 @@
  * of any size is read in bounded memory. A JSON Lines chunk is the file's bytes of
  * `chunkRows` lines, not decoded (the worker decodes and parses them, so a malformed line
  * is rejected with its number instead of stopping the read); CSV rows are arrays of cells
- * plus the header.
+ * plus the header, and a CSV record that is not valid CSV travels with its chunk as
+ * malformed, for the worker to reject with its line number (csv-records.ts).
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { parse as parseCsv } from 'csv-parse';
+import { createInterface } from 'node:readline';
+import type { MalformedRecord } from '../../shared/queues.ts';
+import { csvRecords } from './csv-records.ts';
 
 export type SourceEncoding = 'jsonl' | 'csv';
 
@@ -18,7 +21,7 @@ export type SourceEncoding = 'jsonl' | 'csv';
  */
 export type SourceChunk =
   | { bytes: Buffer; firstLine: number; rowCount: number }
-  | { header: string[]; rows: string[][]; lines: number[]; rowCount: number };
+  | { header: string[]; rows: string[][]; lines: number[]; malformed?: MalformedRecord[]; rowCount: number };
 
 export interface ReadProgress {
   bytesRead: number;
@@ -119,46 +122,43 @@ function isBlank(bytes: Buffer, start: number, end: number): boolean {
 }
 
 async function* csvChunks(stream: NodeJS.ReadableStream, chunkRows: number, file: string): AsyncGenerator<SourceChunk> {
-  // relax_column_count: a row with the wrong number of cells reaches the worker, which
-  // rejects that one line; it must not abort the whole file.
-  const parser = stream.pipe(parseCsv({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
+  // A row with the wrong number of cells, or a record that is not CSV, reaches the worker,
+  // which rejects that one line; neither may abort the whole file.
   let header: string[] | undefined;
   let rows: string[][] = [];
   let lines: number[] = [];
-  // info.lines is the line a record ends on; a record with quoted newlines starts earlier.
-  // It starts after the previous record's last line and the empty lines skipped since.
-  let previousEnd = 0;
-  let previousEmpty = 0;
-  for await (const { record, info } of parser as AsyncIterable<{
-    record: string[];
-    info: { lines: number; empty_lines: number };
-  }>) {
-    const startLine = previousEnd + 1 + (info.empty_lines - previousEmpty);
-    previousEnd = info.lines;
-    previousEmpty = info.empty_lines;
+  let malformed: MalformedRecord[] = [];
+  const chunk = (): SourceChunk => ({ header: header!, rows, lines, ...(malformed.length > 0 ? { malformed } : {}), rowCount: rows.length + malformed.length });
+  for await (const record of csvRecords(createInterface({ input: stream, crlfDelay: Infinity }))) {
     if (!header) {
-      header = record.map((h) => h.trim());
+      if ('malformed' in record) throw new Error(`${file}:${record.line}: the CSV header is not valid CSV: ${record.malformed}`);
+      header = record.cells.map((h) => h.trim());
       if (header.length === 0 || header.some((h) => h === '')) throw new Error(`${file}: the CSV header has blank columns`);
       continue;
     }
-    rows.push(record);
-    lines.push(startLine);
-    if (rows.length >= chunkRows) {
-      yield { header, rows, lines, rowCount: rows.length };
+    if ('malformed' in record) malformed.push({ line: record.line, reason: `not valid CSV: ${record.malformed}`, raw: record.raw });
+    else {
+      rows.push(record.cells);
+      lines.push(record.line);
+    }
+    if (rows.length + malformed.length >= chunkRows) {
+      yield chunk();
       rows = [];
       lines = [];
+      malformed = [];
     }
   }
   if (!header) throw new Error(`${file}: empty CSV file (a header line is required)`);
-  if (rows.length > 0) yield { header, rows, lines, rowCount: rows.length };
+  if (rows.length + malformed.length > 0) yield chunk();
 }
 
-/** The header of a CSV file (its first record), or undefined for an empty file. */
+/** The header of a CSV file (its first record), or undefined for an empty file or one whose first record is not CSV. */
 export async function readCsvHeader(file: string): Promise<string[] | undefined> {
   const stream = createReadStream(file);
-  const parser = stream.pipe(parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true, to: 1 }));
   try {
-    for await (const record of parser as AsyncIterable<string[]>) return record.map((h) => h.trim());
+    for await (const record of csvRecords(createInterface({ input: stream, crlfDelay: Infinity }))) {
+      return 'cells' in record ? record.cells.map((h) => h.trim()) : undefined;
+    }
     return undefined;
   } finally {
     stream.destroy();

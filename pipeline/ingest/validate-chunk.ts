@@ -40,6 +40,7 @@ export function validateChunk(job: IngestJob): ValidatedChunk {
  * row object die young (cheap for the garbage collector) instead of holding them all.
  */
 export function* validRows(job: IngestJob, rejects: Reject[]): Generator<AcceptedRow> {
+  if ('malformed' in job && job.malformed) rejects.push(...job.malformed);
   const validRow = rowValidator(job);
   for (const { line, raw } of chunkRows(job)) {
     const row = validRow(raw, line, rejects);

@@ -101,6 +101,28 @@ describe('file ingestion through the queues', () => {
     expect(row).toEqual({ from_address: good.from, t: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000 });
   });
 
+  it('keeps every good row of a CSV with a stray quote, a quote never closed and binary bytes: each bad line one reject with its number', async () => {
+    const header = 'chainId,hash,blockNumber,blockTime,from,to,value';
+    const line = (n: number) => {
+      const t = tx(50_000 + n);
+      return [t.chainId, t.hash, t.blockNumber, t.blockTime, t.from, t.to, t.value].join(',');
+    };
+    const lines = [header, ...Array.from({ length: 6_000 }, (_, i) => line(i))];
+    lines[3_001] = `1,0x"stray,${lines[3_001]!.split(',').slice(2).join(',')}`; // line 3,002
+    lines[4_000] = `"${lines[4_000]}`; // line 4,001: a quote never closed
+    lines[5_000] = '\u0000\u0001,\u00ff'; // line 5,001: binary bytes
+    const file = await writeText('malformed.csv', `${lines.join('\n')}\n`);
+    const summary = await ingestFiles(env, 'transactions', [file], { chunkRows: 1_000 });
+    expect(summary.failedChunks).toEqual([]);
+    expect(summary.accepted).toBe(5_997);
+    expect(summary.rejectSamples.map((r) => [r.line, r.reason.split(':')[0]])).toEqual([
+      [3_002, 'not valid CSV'],
+      [4_001, 'not valid CSV'],
+      [5_001, 'expected 7 columns as in the header, found 2'],
+    ]);
+    expect(summary.rejectSamples[1]!.reason).toBe('not valid CSV: a quote opened at line 4001 is never closed');
+  });
+
   it('ingests ethereum-etl token transfers with the chain id given on the command line', async () => {
     const summary = await ingestFiles(env, 'token-transfers', [ETL_TOKEN_TRANSFERS], { format: 'ethereum-etl', chainId: 5 });
     expect(summary).toMatchObject({ accepted: 2, rejected: 0 });
