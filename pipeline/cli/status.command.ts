@@ -1,6 +1,7 @@
 /**
  * `soulgraph status`: what a data engineer checks first: queue depths, workers, recent
- * failures with their reasons, schedules, and rows and rejects per table.
+ * failures with their reasons, schedules, rows and rejects per table, and the local
+ * stack's servers with their restarts.
  */
 import { Queue } from 'bullmq';
 import { Command } from 'commander';
@@ -11,6 +12,7 @@ import type { Config } from '../../shared/config.ts';
 import { allQueueNames } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
+import { localStackState } from '../../shared/local-stack/local-stack.ts';
 import { openProcessContext } from '../../shared/process-context.ts';
 import { scheduleReport } from './schedules.command.ts';
 import { formatTable } from './text-table.ts';
@@ -26,6 +28,7 @@ export function statusCommand(): Command {
         const out: string[] = [];
         out.push(...(await queueReport(context.config, Number(options.failures) || 0)));
         out.push('', ...(await scheduleReport(context.config)));
+        out.push(...(await stackReport(context.config)));
         const ch = createClickHouse(context.config);
         try {
           out.push('', ...(await tableReport(ch)));
@@ -37,6 +40,19 @@ export function statusCommand(): Command {
         await context.shutdown.run();
       }
     });
+}
+
+/** The servers of this checkout's local stack (none when CLICKHOUSE_URL and REDIS_URL name others). */
+async function stackReport(config: Config): Promise<string[]> {
+  const state = await localStackState(config.DATA_DIR);
+  if (!state) return [];
+  const rows: string[][] = [['local server', 'url', 'pid', 'restarts', 'last restart']];
+  for (const [name, record] of [['clickhouse-server', state.clickhouse], ['redis-server', state.redis]] as const) {
+    if (!record) continue;
+    const last = record.lastRestart ? `${new Date(record.lastRestart.at).toISOString()} (${record.lastRestart.reason})` : '-';
+    rows.push([name, record.url, String(record.pid), String(record.restarts ?? 0), last]);
+  }
+  return ['', ...formatTable(rows)];
 }
 
 async function queueReport(config: Config, failures: number): Promise<string[]> {

@@ -36,10 +36,11 @@ export async function startClickHouse(options: ClickHouseOptions): Promise<Runni
   return retryOnPortClash(() => startOnce(command, options));
 }
 
-async function startOnce(command: Command, options: ClickHouseOptions): Promise<RunningService> {
+async function startOnce(command: Command, options: ClickHouseOptions, samePorts?: Ports): Promise<RunningService> {
   const dir = resolve(options.dir);
-  const [httpPort, tcpPort, interserverPort] = (await freePorts(3)) as [number, number, number];
-  const configPath = await writeServerFiles(dir, { httpPort, tcpPort, interserverPort }, options.analystPassword ?? 'analyst');
+  const [httpPort, tcpPort, interserverPort] = samePorts ? [samePorts.httpPort, samePorts.tcpPort, samePorts.interserverPort] : ((await freePorts(3)) as [number, number, number]);
+  const ports = { httpPort, tcpPort, interserverPort };
+  const configPath = await writeServerFiles(dir, ports, options.analystPassword ?? 'analyst');
   const errorLog = join(dir, 'log', 'clickhouse-server.err.log');
   const errorLogStart = await fileSize(errorLog);
   const url = `http://127.0.0.1:${httpPort}`;
@@ -53,7 +54,14 @@ async function startOnce(command: Command, options: ClickHouseOptions): Promise<
   });
   const version = await clickHouseVersion(url);
   options.log?.(`clickhouse-server ${version} on ${url} (data: ${dir})`);
-  return { url, pid: server.pid, version, stop: once(() => stopChild(server.child, STOP_GRACE_MS)) };
+  return {
+    url,
+    pid: server.pid,
+    version,
+    stop: once(() => stopChild(server.child, STOP_GRACE_MS)),
+    exited: server.exited,
+    restart: () => startOnce(command, options, ports),
+  };
 }
 
 /** True if a ClickHouse server answers GET /ping at this URL. */

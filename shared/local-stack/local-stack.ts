@@ -15,6 +15,7 @@ import { findClickHouseServer, findRedisServer, type BinarySearch } from './bina
 import { pingClickHouse, startClickHouse } from './clickhouse-server.ts';
 import { pingRedis, startRedis } from './redis-server.ts';
 import { isProcessAlive, killOnExit, once, releaseOnExit, stopPid } from './running-service.ts';
+import { supervise, type Restart } from './supervised-service.ts';
 
 export interface LocalStackOptions extends BinarySearch {
   /** Default: config.DATA_DIR. */
@@ -60,7 +61,13 @@ function configuredStack(clickhouseUrl: string, redisUrl: string): LocalStack {
 
 type ServiceName = 'clickhouse' | 'redis';
 
-const serviceRecordSchema = z.object({ url: z.string(), pid: z.number().int().positive() });
+const serviceRecordSchema = z.object({
+  url: z.string(),
+  pid: z.number().int().positive(),
+  /** Times the owner started it again after it died (supervised-service.ts), and the last time why. */
+  restarts: z.number().int().min(0).optional(),
+  lastRestart: z.object({ at: z.number(), reason: z.string() }).optional(),
+});
 const stackStateSchema = z.object({
   clickhouse: serviceRecordSchema.optional(),
   redis: serviceRecordSchema.optional(),
@@ -124,10 +131,13 @@ async function reuseOrStart(
     options.log?.(`${service.binaryName} on ${recorded.url}: adopting it, its owner process is gone (pid ${recorded.pid})`);
     return adopt(recorded, service.stopGraceMs);
   }
-  const started =
+  const started = supervise(
+    service.binaryName,
     name === 'clickhouse'
       ? await startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') })
-      : await startRedis({ ...options, dir: join(dataDir, 'redis') });
+      : await startRedis({ ...options, dir: join(dataDir, 'redis') }),
+    { ...(options.log ? { log: options.log } : {}), onRestart: (restart) => recordRestart(join(dataDir, 'stack.json'), name, restart) },
+  );
   return { url: started.url, record: { url: started.url, pid: started.pid }, stop: started.stop };
 }
 
@@ -176,6 +186,19 @@ async function writeState(path: string, state: StackState): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
   await rename(temporary, path);
+}
+
+/** The owner's record of a server it started again: its new pid (so that other processes still reuse it) and the count. */
+async function recordRestart(path: string, name: ServiceName, restart: Restart): Promise<void> {
+  const state = await readState(path);
+  const record = state?.[name];
+  if (!state || !record || state.ownerPid !== process.pid) return;
+  await writeState(path, { ...state, [name]: { ...record, pid: restart.pid, restarts: restart.restarts, lastRestart: { at: restart.at, reason: restart.reason } } });
+}
+
+/** What `soulgraph status` shows of the local stack: each server this checkout runs, and its restarts. */
+export async function localStackState(dataDir: string): Promise<StackState | undefined> {
+  return readState(join(resolve(dataDir), 'stack.json'));
 }
 
 async function removeOwnState(path: string): Promise<void> {

@@ -52,7 +52,14 @@ async function startOnce(command: Command, options: RedisOptions): Promise<Runni
   });
   const version = await redisVersion(url);
   options.log?.(`redis-server ${version} on ${url} (data: ${dir})`);
-  return { url, pid: server.pid, version, stop: once(() => stopChild(server.child, STOP_GRACE_MS)) };
+  return {
+    url,
+    pid: server.pid,
+    version,
+    stop: once(() => stopChild(server.child, STOP_GRACE_MS)),
+    exited: server.exited,
+    restart: () => startOnce(command, { ...options, port }),
+  };
 }
 
 function redisArgs(port: number, dir: string, logFile: string): string[] {

@@ -14,6 +14,10 @@ export interface RunningService {
   version: string;
   /** SIGTERM, wait for exit, SIGKILL after a grace period. Idempotent. */
   stop(): Promise<void>;
+  /** Resolves when the server process has ended, however, with a one-line reason (for supervision). */
+  exited?: Promise<string>;
+  /** Starts the server again on the same address and data (after it died). */
+  restart?: () => Promise<RunningService>;
 }
 
 export interface SpawnedServer {
