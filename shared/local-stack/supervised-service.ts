@@ -3,6 +3,9 @@
  * asked to stop (a crash, kill -9, the OOM killer), it is started again on the same address
  * and data, after a pause that doubles with each failed attempt (1 s up to 30 s) and starts
  * over once the server has stayed up a minute. Each exit and restart is one log line.
+ *
+ * A server that shut down cleanly (exit code 0, or SIGINT/SIGTERM, as when Ctrl-C in a
+ * terminal reaches the whole process group) was asked to: it is not started again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningService } from './running-service.ts';
@@ -26,6 +29,7 @@ export interface SupervisionOptions {
 }
 
 const MAX_DELAY_MS = 30_000;
+const ASKED_TO_STOP = /exited with code 0$|exited on SIG(INT|TERM)$/;
 const STABLE_MS = 60_000;
 
 /** `service` under supervision; its stop() ends the supervision too. Servers without restart() are returned as they are. */
@@ -40,6 +44,10 @@ export function supervise(name: string, service: RunningService, options: Superv
   const watch = (running: RunningService, startedAt: number) => {
     void running.exited!.then(async (reason) => {
       if (stopping) return;
+      if (ASKED_TO_STOP.test(reason)) {
+        log(`${name} (pid ${running.pid}) ${reason}: it was asked to stop, so it stays stopped`);
+        return;
+      }
       let delay = Date.now() - startedAt >= STABLE_MS ? firstDelay : Math.min(MAX_DELAY_MS, firstDelay * 2 ** Math.min(restarts, 5));
       for (;;) {
         log(`${name} (pid ${running.pid}) ${reason}: starting it again in ${delay / 1000} s`);

@@ -60,3 +60,21 @@ describe('soulgraph status', () => {
     expect(output).toMatch(new RegExp(`clickhouse-server +${state.clickhouse.url} +${state.clickhouse.pid} +1 +\\d{4}-`));
   }, 60_000);
 });
+
+describe('a local server stopped with SIGTERM', () => {
+  it('stays stopped: it was asked to stop (as Ctrl-C asks the whole process group)', async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-supervised-term-'));
+    const said: string[] = [];
+    const other = await ensureLocalStack(parseConfig({ CLICKHOUSE_URL: stack.clickhouseUrl }), { dataDir: own, reuse: false, log: (line) => said.push(line) });
+    try {
+      const { pid } = (await localStackState(own))!.redis!;
+      process.kill(pid, 'SIGTERM');
+      await waitFor(async () => said.some((l) => l.includes('it was asked to stop, so it stays stopped')), 30_000, 'the stop to be seen');
+      expect((await localStackState(own))!.redis!.restarts ?? 0).toBe(0);
+      expect(await pingRedis(other.redisUrl)).toBe(false);
+    } finally {
+      await other.stop();
+      await rm(own, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
