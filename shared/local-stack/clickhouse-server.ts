@@ -9,11 +9,10 @@ import { findClickHouseServer, type BinarySearch, type Command } from './binarie
 import { freePorts } from './free-port.ts';
 import {
   fileSize,
-  once,
   readAppendedSince,
   retryOnPortClash,
+  runningService,
   spawnServer,
-  stopChild,
   waitUntilReady,
   type RunningService,
 } from './running-service.ts';
@@ -54,14 +53,7 @@ async function startOnce(command: Command, options: ClickHouseOptions, samePorts
   });
   const version = await clickHouseVersion(url);
   options.log?.(`clickhouse-server ${version} on ${url} (data: ${dir})`);
-  return {
-    url,
-    pid: server.pid,
-    version,
-    stop: once(() => stopChild(server.child, STOP_GRACE_MS)),
-    exited: server.exited,
-    restart: () => startOnce(command, options, ports),
-  };
+  return runningService(server, { url, version, stopGraceMs: STOP_GRACE_MS, restart: () => startOnce(command, options, ports) });
 }
 
 /** True if a ClickHouse server answers GET /ping at this URL. */

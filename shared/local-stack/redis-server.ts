@@ -9,11 +9,10 @@ import { findRedisServer, type BinarySearch, type Command } from './binaries.ts'
 import { freePort } from './free-port.ts';
 import {
   fileSize,
-  once,
   readAppendedSince,
   retryOnPortClash,
+  runningService,
   spawnServer,
-  stopChild,
   waitUntilReady,
   type RunningService,
 } from './running-service.ts';
@@ -52,14 +51,7 @@ async function startOnce(command: Command, options: RedisOptions): Promise<Runni
   });
   const version = await redisVersion(url);
   options.log?.(`redis-server ${version} on ${url} (data: ${dir})`);
-  return {
-    url,
-    pid: server.pid,
-    version,
-    stop: once(() => stopChild(server.child, STOP_GRACE_MS)),
-    exited: server.exited,
-    restart: () => startOnce(command, { ...options, port }),
-  };
+  return runningService(server, { url, version, stopGraceMs: STOP_GRACE_MS, restart: () => startOnce(command, { ...options, port }) });
 }
 
 function redisArgs(port: number, dir: string, logFile: string): string[] {

@@ -127,6 +127,15 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
+/** A spawned server that answers, as a RunningService: stopped with SIGTERM (SIGKILL after graceMs), started again by `restart`. */
+export function runningService(
+  server: SpawnedServer,
+  started: { url: string; version: string; stopGraceMs: number; restart: () => Promise<RunningService> },
+): RunningService {
+  const { url, version, stopGraceMs, restart } = started;
+  return { url, pid: server.pid, version, stop: once(() => stopChild(server.child, stopGraceMs)), exited: server.exited, restart };
+}
+
 /** Wraps stop so that a second call returns the first call's promise. */
 export function once(stop: () => Promise<void>): () => Promise<void> {
   let stopping: Promise<void> | undefined;

@@ -4,48 +4,17 @@
  * headers among them. The API answers each with a status below 500, and every refusal is
  * the envelope with a request id.
  */
-import { connect } from 'node:net';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../api/endpoints.ts';
 import { useApi } from '../support/api-harness.ts';
+import { rawRequest } from '../support/raw-http-request.ts';
 
 const api = useApi({ RATE_LIMIT_PER_MINUTE: '100000' });
 let apiKey: string;
 beforeAll(async () => {
   ({ key: apiKey } = await api.createApiKey());
 });
-
-interface Answer {
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-}
-
-/**
- * Sends bytes as they are over a new connection and resolves with the answer: kept open
- * (the server closes it, as each request says Connection: close), or half-closed at once.
- */
-function rawRequest(bytes: Buffer, halfClose: boolean): Promise<Answer | undefined> {
-  const { port } = new URL(api.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      if (chunks.length === 0) return resolve(undefined);
-      const text = Buffer.concat(chunks).toString('latin1');
-      const split = text.indexOf('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = text.slice(0, split).split('\r\n');
-      const headers = new Map(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: Buffer.from(text.slice(split + 4), 'latin1').toString('utf8') });
-    });
-    if (halfClose) socket.end(bytes);
-    else socket.write(bytes);
-  });
-}
 
 const PATHS = [...new Set([...ENDPOINTS.map(([, path]) => path), '/healthz', '/readyz', '/metrics', '/api/v1/openapi.json', '/.well-known/jwks.json', '/docs/', '/', '/api/v2/x'])];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'BREW', 'get', ''];
@@ -92,7 +61,7 @@ describe('the API under random requests', () => {
     await fc.assert(
       fc.asyncProperty(request, async (r: Drawn) => {
         // Garbage may happen to be a request that waits for more: the client says it has sent all.
-        const answer = await rawRequest(bytesOf(r), 'garbage' in r);
+        const answer = await rawRequest(api.url, bytesOf(r), 'garbage' in r);
         if (answer === undefined) {
           expect('garbage' in r, 'a well-formed request got no answer').toBe(true);
           return;

@@ -3,9 +3,9 @@
  * request id and a 4xx status: a body in a charset or encoding it does not read, requests
  * Node's HTTP parser refuses before Express sees them, and methods /docs does not serve.
  */
-import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApi } from '../support/api-harness.ts';
+import { rawRequest, type RawAnswer } from '../support/raw-http-request.ts';
 
 const api = useApi();
 let apiKey: string;
@@ -13,29 +13,11 @@ beforeAll(async () => {
   ({ key: apiKey } = await api.createApiKey());
 });
 
-interface RawAnswer {
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-}
-
-/** Sends bytes as they are over a new connection; resolves with what comes back before it closes. */
-function rawRequest(bytes: string | Buffer): Promise<RawAnswer> {
-  const { port } = new URL(api.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [head = '', ...rest] = text.split('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headers = new Map(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
-    });
-    socket.end(bytes);
-  });
+/** The answer to raw bytes, which the server closes after (a refused request, or Connection: close). */
+async function rawAnswer(bytes: string | Buffer): Promise<RawAnswer> {
+  const answer = await rawRequest(api.url, bytes, true);
+  if (!answer) throw new Error('the server closed the connection without an answer');
+  return answer;
 }
 
 function expectEnvelope(answer: { status: number; body: unknown; requestId: string | null | undefined }, status: number, code: string) {
@@ -63,7 +45,7 @@ describe('a request Node\'s HTTP parser refuses', () => {
     ['raw UTF-8 in the path', Buffer.from('GET /api/v1/ré HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8'), 400, '10400'],
     ['a malformed request line', 'NOT A REQUEST\r\n\r\n', 400, '10400'],
   ] as const)('answers the envelope with a request id for %s', async (_what, request, status, code) => {
-    const answer = await rawRequest(request);
+    const answer = await rawAnswer(request);
     expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expectEnvelope({ status: answer.status, body: JSON.parse(answer.body), requestId: answer.headers.get('x-request-id') }, status, code);
   });
@@ -77,7 +59,7 @@ describe('/docs', () => {
   });
 
   it('answers TRACE with 405 too', async () => {
-    const answer = await rawRequest('TRACE /docs/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const answer = await rawAnswer('TRACE /docs/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer.status).toBe(405);
     expect(JSON.parse(answer.body)).toMatchObject({ code: '10405' });
   });
