@@ -6,7 +6,7 @@
  *
  *   BENCH_PROFILES=5000 (the world read)  BENCH_INGEST_PROFILES=100000 (~1 M rows)
  *   BENCH_RATE=100 (requests/s)  BENCH_SECONDS=30  BENCH_WORKER_PROCESSES=<cores>
- *   BENCH_CHUNK_ROWS=<INGEST_CHUNK_ROWS default>
+ *   BENCH_CHUNK_ROWS=<INGEST_CHUNK_ROWS default>  BENCH_API_ENV='{"SETTING":"value"}' (the API's settings)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -54,6 +54,7 @@ try {
     QUEUE_PREFIX: 'bench',
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'warn',
+    ...(process.env.BENCH_API_ENV ? (JSON.parse(process.env.BENCH_API_ENV) as Record<string, string>) : {}),
   };
   const config = parseConfig(env);
   await migrate(config);
