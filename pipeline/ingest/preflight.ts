@@ -34,8 +34,10 @@ async function checkFile(file: string, kind: KindName, format: IngestFormat): Pr
   if (!(await stat(file)).isFile()) throw new IngestInputError(`${file}: not a file`);
   if (encodingOf(file) !== 'csv') return;
 
-  const header = await readCsvHeader(file);
-  if (!header) throw new IngestInputError(`${file}: empty CSV file (a header line is required)`);
+  const first = await readCsvHeader(file);
+  if (!first) throw new IngestInputError(`${file}: empty CSV file (a header line is required)`);
+  if ('malformed' in first) throw new IngestInputError(`${file}:${first.line}: the CSV header is not valid CSV: ${first.malformed}`);
+  const header = first.cells;
   if (header.some((h) => h === '')) throw new IngestInputError(`${file}: the CSV header has blank columns`);
   if (format !== 'canonical') return;
   const known = fieldNames(recordKinds[kind]);

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { MalformedRecord } from '../../shared/queues.ts';
-import { csvRecords } from './csv-records.ts';
+import { csvRecords, type CsvRecord } from './csv-records.ts';
 
 export type SourceEncoding = 'jsonl' | 'csv';
 
@@ -152,12 +152,12 @@ async function* csvChunks(stream: NodeJS.ReadableStream, chunkRows: number, file
   if (rows.length + malformed.length > 0) yield chunk();
 }
 
-/** The header of a CSV file (its first record), or undefined for an empty file or one whose first record is not CSV. */
-export async function readCsvHeader(file: string): Promise<string[] | undefined> {
+/** The first record of a CSV file, its header (cells trimmed), or undefined for an empty file. */
+export async function readCsvHeader(file: string): Promise<CsvRecord | undefined> {
   const stream = createReadStream(file);
   try {
     for await (const record of csvRecords(createInterface({ input: stream, crlfDelay: Infinity }))) {
-      return 'cells' in record ? record.cells.map((h) => h.trim()) : undefined;
+      return 'cells' in record ? { ...record, cells: record.cells.map((h) => h.trim()) } : record;
     }
     return undefined;
   } finally {

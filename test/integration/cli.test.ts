@@ -67,6 +67,13 @@ describe('the soulgraph command line, checking inputs before enqueueing', () => 
     expect(await logicalRows(env, 'follows')).toBe(0);
   });
 
+  it('stops on a CSV header that is not valid CSV, naming its line, without a stack trace', async () => {
+    const file = await writeText('broken-header.csv', 'followerProfileId,"followeeProfileId\np_1,p_2\n');
+    const { code, output } = await runSoulgraph(['ingest', 'follows', file], env.env);
+    expect(code).toBe(2);
+    expect(output.trim()).toBe(`soulgraph: ${file}:1: the CSV header is not valid CSV: a quote opened at line 1 is never closed`);
+  });
+
   it('names a missing file in one line, without a stack trace', async () => {
     const { code, output } = await runSoulgraph(['ingest', 'profiles', 'nowhere/profiles.jsonl'], env.env);
     expect(code).toBe(2);
