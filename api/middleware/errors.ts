@@ -12,17 +12,19 @@ import { ApiError } from '../envelope.ts';
 export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
   return (req, _res, next) => {
     const methods = methodsByPath.get(req.path);
-    if (methods) next(new ApiError('methodNotAllowed', `method not allowed: use ${methods.join(', ')}`, { Allow: methods.join(', ') }));
-    else next(new ApiError('notFound', `no such endpoint: ${req.method} ${req.path}`));
+    next(methods ? methodNotAllowed(methods) : new ApiError('notFound', `no such endpoint: ${req.method} ${req.path}`));
   };
 }
 
 /** For a path mounted with app.use (which takes every method): other methods answer 405 with Allow. */
 export function onlyMethods(methods: string[]): RequestHandler {
   return (req, _res, next) => {
-    if (methods.includes(req.method)) next();
-    else next(new ApiError('methodNotAllowed', `method not allowed: use ${methods.join(', ')}`, { Allow: methods.join(', ') }));
+    next(methods.includes(req.method) ? undefined : methodNotAllowed(methods));
   };
+}
+
+function methodNotAllowed(methods: string[]): ApiError {
+  return new ApiError('methodNotAllowed', `method not allowed: use ${methods.join(', ')}`, { Allow: methods.join(', ') });
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {

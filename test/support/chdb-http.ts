@@ -21,6 +21,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { identifier, quoteString } from '../../shared/clickhouse/sql-literal.ts';
 
 interface ChdbResult {
   bytes(): Uint8Array;
@@ -78,12 +79,9 @@ export function statementOf(url: URL, body: string): ChdbHttpStatement {
   };
 }
 
+/** A setting's value as SET takes it: numbers bare, anything else as a string literal. */
 function settingLiteral(value: string): string {
-  return /^-?\d+(\.\d+)?$/.test(value) ? value : `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-}
-
-function identifierLiteral(name: string): string {
-  return '`' + name.replaceAll('\\', '\\\\').replaceAll('`', '\\`') + '`';
+  return /^-?\d+(\.\d+)?$/.test(value) ? value : quoteString(value);
 }
 
 /**
@@ -103,7 +101,7 @@ export function chdbRunner(session: ChdbSession) {
     const prefix: string[] = [];
     for (const name of settingsInForce) if (!settings.has(name)) prefix.push(`SET ${name} = DEFAULT`);
     for (const [name, value] of settings) prefix.push(`SET ${name} = ${settingLiteral(value)}`);
-    prefix.push(`USE ${identifierLiteral(statement.database ?? 'default')}`);
+    prefix.push(`USE ${identifier(statement.database ?? 'default').text}`);
     settingsInForce = new Set(settings.keys());
     return session.queryAsync(`${prefix.join('; ')}; ${statement.sql}`, { format: statement.format });
   }
