@@ -151,8 +151,18 @@ export const configSchema = z.object({
   REC_WEIGHT_COUNTERPARTY: z.coerce.number().min(0).default(1),
   REC_WEIGHT_NFT: z.coerce.number().min(0).default(1),
   REC_WEIGHT_FOF: z.coerce.number().min(0).default(1),
-  /** Added to the friend-of-friend score of a candidate who already follows the caller. */
+  /**
+   * Added to the friend-of-friend score of a candidate who already follows the caller, when
+   * the run has too few follows (REC_FIT_MIN_FOLLOWS) to fit that weight from how often
+   * follows are returned (pipeline/materialize/scoring-fit.ts).
+   */
   REC_FOLLOWS_YOU_BONUS: z.coerce.number().min(0).default(1),
+  /** The fitted follows-you weight is this many times the odds that a follow is returned ... */
+  REC_FOLLOWS_YOU_SCALE: z.coerce.number().min(0).default(10),
+  /** ... and at most this. */
+  REC_FOLLOWS_YOU_MAX: z.coerce.number().min(0).default(100),
+  /** Follows a run needs before it fits the follows-you weight instead of using REC_FOLLOWS_YOU_BONUS. */
+  REC_FIT_MIN_FOLLOWS: z.coerce.number().int().min(0).default(1_000),
   /**
    * Bounds of the friend-of-friend expansion, so that a profile's paths never exceed
    * VIA_FOLLOWEES x PER_FOLLOWEE (plus PER_FOLLOWER per follower) whatever the hubs:

@@ -7,17 +7,13 @@
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { rankedCandidatesSql, type CallerFacts } from './candidates.ts';
+import type { CallerFacts } from './caller-facts.ts';
+import { rankedCandidatesSql } from './candidates.ts';
+import { followerHopsSql } from './friends-of-friends.ts';
 import type { ScoringParams } from './scoring.ts';
+import { popularFallbackSql } from './popular-fallback.ts';
+import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
-
-/** The columns of recommendations, in the order the INSERTs below write them. */
-export const RECOMMENDATION_COLUMNS = sql`(snapshot_id, bucket, profile_id, rank, candidate_id, score, reason_kind,
-     reason_chain_id, reason_subject, social_score, counterparty_score, nft_score, fof_score)`;
-
-/** The same columns selected from rankedCandidatesSql plus snapshot_id, bucket and profile_id. */
-export const RANKED_COLUMNS = sql`rank, candidate_id, score, reason_kind,
-     reason_chain_id, reason_subject, social_score, counterparty_score, nft_score, fof_score`;
 
 export interface BucketResult {
   bucket: number;
@@ -41,10 +37,11 @@ export async function computeBucket(
     sql`
       INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
       SELECT ${snapshotId}, ${bucket}, profile_id, ${RANKED_COLUMNS}
-      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets), params)}) AS ranked
+      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets, params), params)}) AS ranked
       ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS callers USING p`,
     settings,
   );
+  await ch.command(popularFallbackSql(snapshotId, bucket, buckets, params), settings);
   const [row] = await ch.query(
     sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations
         WHERE snapshot_id = ${snapshotId} AND bucket = ${bucket}`,
@@ -54,12 +51,14 @@ export async function computeBucket(
 }
 
 /** The bucket's callers' facts: their slice of the working set. */
-function bucketFacts(snapshotId: number, bucket: number, buckets: number): CallerFacts {
+function bucketFacts(snapshotId: number, bucket: number, buckets: number, params: ScoringParams): CallerFacts {
   const slice = (column: string): SqlFragment =>
     sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
+  const followers = sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`;
   return {
     followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
-    followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,
+    followers,
+    followerHops: followerHopsSql(snapshotId, followers, params),
     firstHops: sql`SELECT p, f, degree FROM mat_first_hops WHERE ${slice('p')}`,
     socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,
     interactions: sql`SELECT src AS p, counterparty, chain_id, interactions, weight FROM mat_interactions WHERE ${slice('src')}`,

@@ -12,23 +12,11 @@
  */
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
-import { friendsOfFriendsSql, pairKey } from './friends-of-friends.ts';
+import { pairKey, type CallerFacts } from './caller-facts.ts';
+import { friendsOfFriendsSql } from './friends-of-friends.ts';
 import type { ScoringParams } from './scoring.ts';
+import { followsYouWeightSql } from './scoring-fit.ts';
 
-export interface CallerFacts {
-  /** (p, f): whom the callers follow in the app (dense ids). */
-  followees: SqlFragment;
-  /** (p, c): who follows the callers in the app (dense ids). */
-  followers: SqlFragment;
-  /** (p, f, degree): the followees their friends of friends come through (friends-of-friends.ts firstHopsSql). */
-  firstHops: SqlFragment;
-  /** (p, followee): handles the callers follow on the social network. */
-  socialFollows: SqlFragment;
-  /** (p, counterparty, chain_id, interactions, weight): their counted interactions with other addresses. */
-  interactions: SqlFragment;
-  /** (p, collection): eligible collections they hold (mat_collections ids). */
-  holdings: SqlFragment;
-}
 
 /** reason_kind values, as in the recommendations table's Enum8. */
 export const SIGNAL = { social: 1, counterparty: 2, nft: 3, fof: 4 } as const;
@@ -83,7 +71,9 @@ export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, pa
  */
 function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
   const w = params.weights;
-  const followsYouBonus = sql`toFloat64(${params.followsYouBonus})`;
+  // The fitted weight (scoring-fit.ts), plus a millionth so that a follower with no other
+  // evidence still makes the list where following back counts for nothing.
+  const followsYou = sql`(${followsYouWeightSql(snapshotId, params)} + 0.000001)`;
   const part = (signal: number, weight: number) => sql`round(${weight} * ${identifier(SCORE_COLUMN[signal]!)}, 9)`;
   return sql`
     SELECT p, c, social_score, counterparty_score, nft_score, fof_score, score,
@@ -110,9 +100,10 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
                sumIf(part, signal = ${SIGNAL.nft}) AS nft_score,
                minIf(key, signal = ${SIGNAL.nft}) AS nft_key,
                sumIf(part, signal = ${SIGNAL.fof}) AS paths,
-               minIf(key, signal = ${SIGNAL.fof}) AS fof_key,
-               -- A follower of the caller counts only as a friend of friends (see friendsOfFriendsSql).
-               if(paths > 0, paths + if(bitTest(signals, ${FOLLOWS_YOU}), ${followsYouBonus}, 0), 0) AS fof_score,
+               -- Whom the reason names: a path's middle (followees before followers), else the
+               -- candidate itself, who follows the caller (key 1 << 63 | c).
+               minIf(key, signal = ${SIGNAL.fof} OR signal = ${FOLLOWS_YOU}) AS fof_key,
+               paths + if(bitTest(signals, ${FOLLOWS_YOU}), ${followsYou}, 0) AS fof_score,
                round(social_score * ${w.social} + counterparty_score * ${w.counterparty}
                      + nft_score * ${w.nft} + fof_score * ${w.fof}, 9) AS score
         FROM
@@ -129,7 +120,7 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
                 UNION ALL
                 ${friendsOfFriendsSql(snapshotId, callers, SIGNAL.fof)}
                 UNION ALL
-                ${followsYouSql(callers, params.followsYouBonus)}
+                ${followsYouSql(callers)}
             )
             -- Self and the already-followed dropped before the GROUP BY, not after it: about a
             -- quarter of the evidence is about users the caller already follows.
@@ -202,13 +193,14 @@ function nftSql(snapshotId: number, callers: CallerFacts): SqlFragment {
 }
 
 /**
- * A candidate who already follows the caller adds `bonus` to its friend-of-friend score:
- * mutual interest is the strongest evidence a follow graph has (docs/quality.md measures
- * it). It counts only for candidates with a friend-of-friend path, so that every
- * recommendation keeps a "Followed by" reason.
+ * The candidates who already follow the caller: mutual interest is the strongest evidence a
+ * follow graph has where follows are returned, and the run fits how much it is worth
+ * (scoring-fit.ts). Their reason names a friend-of-friend path's middle when there is one;
+ * otherwise the candidate itself ("Followed by <candidate>": the fourth reason form, with the
+ * candidate as the user who follows).
  */
-function followsYouSql(callers: CallerFacts, bonus: number): SqlFragment {
+function followsYouSql(callers: CallerFacts): SqlFragment {
   return sql`
-    SELECT p, c, toUInt8(${FOLLOWS_YOU}) AS signal, toFloat64(${bonus}) AS part, toUInt64(0) AS key
+    SELECT p, c, toUInt8(${FOLLOWS_YOU}) AS signal, toFloat64(0) AS part, bitShiftLeft(toUInt64(1), 63) + c AS key
     FROM (${callers.followers})`;
 }

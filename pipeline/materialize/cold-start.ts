@@ -13,9 +13,10 @@ import { coldStartJobSchema } from '../../shared/queues.ts';
 import { publishLists } from '../serving/list-publisher.ts';
 import type { ServingWriter } from '../serving/serving-writer.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './bucket.ts';
-import { rankedCandidatesSql, type CallerFacts } from './candidates.ts';
-import { firstHopsSql } from './friends-of-friends.ts';
+import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
+import type { CallerFacts } from './caller-facts.ts';
+import { rankedCandidatesSql } from './candidates.ts';
+import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
 import { eligibleHoldingsSql, followeesSql, followersSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
 import { newestActivityTime } from './working-set.ts';
@@ -84,6 +85,7 @@ function liveFacts(
   return {
     ...follows,
     firstHops: firstHopsSql(snapshotId, follows, params),
+    followerHops: followerHopsSql(snapshotId, follows.followers, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),
     interactions: callers ? interactionsSql(snapshotId, params, asOf, callers) : NO_INTERACTIONS,
     holdings: callers ? eligibleHoldingsSql(snapshotId, holdingsSql(callers)) : NO_HOLDINGS,

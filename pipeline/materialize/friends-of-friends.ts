@@ -15,9 +15,9 @@
  * the lists of the profiles the callers touch are read, so a bucket's memory does not grow
  * with the world.
  */
-import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF, intermediaryWeightSql } from './bounded-lists.ts';
-import type { CallerFacts } from './candidates.ts';
+import { pairKey, type CallerFacts } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** People the caller follows follow the candidate: the forward paths, then the paths back. */
@@ -32,7 +32,47 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, si
         WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${callers.firstHops}))
     ) AS forward USING f
     UNION ALL
-    ${pathsBackSql(snapshotId, callers, signal)}`;
+    ${pathsBackSql(snapshotId, callers, signal)}
+    UNION ALL
+    ${coFollowedSql(snapshotId, callers, signal)}`;
+}
+
+/**
+ * Paths caller p <- f -> candidate c: someone who follows p follows c too. Through p's
+ * followers who follow fewest (followerHopsSql), each passing on its forward list; keyed
+ * 1 << 62 | degree << 32 | f, so that a reason names a followee before a follower.
+ */
+function coFollowedSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
+  return sql`
+    SELECT p, arrayJoin(candidates) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
+           bitShiftLeft(toUInt64(1), 62) + bitShiftLeft(toUInt64(degree), 32) + f AS key
+    FROM (${callers.followerHops}) AS hops
+    ALL INNER JOIN
+    (
+        SELECT f, candidates FROM mat_fof_forward
+        WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${callers.followerHops}))
+    ) AS forward USING f`;
+}
+
+/**
+ * (p, f, degree): at most REC_FOF_VIA_FOLLOWEES of the callers' followers, those who follow
+ * fewest first (the most telling of them), then the lower dense id.
+ */
+export function followerHopsSql(snapshotId: number, followers: SqlFragment, params: ScoringParams): SqlFragment {
+  return sql`
+    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(hop, 32)) AS degree
+    FROM
+    (
+        SELECT p, arrayJoin(arraySlice(arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)), 1, ${params.fof.viaFollowees})) AS hop
+        FROM (SELECT p, c AS f FROM (${followers})) AS following
+        ALL INNER JOIN
+        (
+            SELECT src AS f, any(src_degree) AS degree FROM mat_follow_edges
+            WHERE snapshot_id = ${snapshotId} AND src IN (SELECT c FROM (${followers}))
+            GROUP BY src
+        ) AS degrees USING f
+        GROUP BY p
+    )`;
 }
 
 /**
@@ -98,9 +138,4 @@ function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number):
         )
     )
     WHERE NOT (passed_on = 1 AND ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'f')} FROM (${callers.firstHops})))`;
-}
-
-/** Two dense ids as one UInt64 (p << 32 | other): a set of tuples is several times slower to probe on ClickHouse 18.16. */
-export function pairKey(a: string, b: string): SqlFragment {
-  return sql`bitShiftLeft(toUInt64(${identifier(a)}), 32) + ${identifier(b)}`;
 }

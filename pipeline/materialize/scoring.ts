@@ -16,8 +16,8 @@ export interface ScoringParams {
   halfLifeDays: number;
   nftMaxHolders: number;
   nftSpamContracts: string[];
-  /** Added to a friend-of-friend candidate's score when the candidate already follows the caller. */
-  followsYouBonus: number;
+  /** How the follows-you evidence is weighed (scoring-fit.ts). */
+  followsYou: { defaultWeight: number; scale: number; max: number; minFollows: number };
   /** Bounds of the friend-of-friend expansion (bounded-lists.ts). */
   fof: { viaFollowees: number; perFollowee: number; perFollower: number };
   /** Holders each collection recommends. */
@@ -39,7 +39,12 @@ export function scoringParams(config: Config): ScoringParams {
     halfLifeDays: config.REC_COUNTERPARTY_HALF_LIFE_DAYS,
     nftMaxHolders: config.REC_NFT_MAX_HOLDERS,
     nftSpamContracts: config.REC_NFT_SPAM_CONTRACTS,
-    followsYouBonus: config.REC_FOLLOWS_YOU_BONUS,
+    followsYou: {
+      defaultWeight: config.REC_FOLLOWS_YOU_BONUS,
+      scale: config.REC_FOLLOWS_YOU_SCALE,
+      max: config.REC_FOLLOWS_YOU_MAX,
+      minFollows: config.REC_FIT_MIN_FOLLOWS,
+    },
     fof: {
       viaFollowees: config.REC_FOF_VIA_FOLLOWEES,
       perFollowee: config.REC_FOF_PER_FOLLOWEE,

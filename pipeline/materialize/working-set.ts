@@ -12,8 +12,9 @@ import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhou
 import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, intermediaryWeightSql } from './bounded-lists.ts';
 import { firstHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
+import { scoringFitSql } from './scoring-fit.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
-import type { CallerFacts } from './candidates.ts';
+import type { CallerFacts } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 import {
   WELL_KNOWN_NON_PERSONS,
@@ -39,6 +40,7 @@ export const WORKING_SET_READS = {
   mat_first_hops: ['mat_follow_edges'],
   mat_fof_forward: ['mat_fof_edges'],
   mat_fof_back: ['mat_fof_edges'],
+  mat_scoring_fit: ['mat_follow_edges'],
   mat_social_follows: ['mat_profiles'],
   mat_excluded_addresses: [],
   mat_interactions: ['mat_excluded_addresses', 'mat_addresses'],
@@ -104,6 +106,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
       SELECT ${snapshotId}, p, f, degree FROM (${firstHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
     mat_fof_forward: fofForwardSql(snapshotId, params),
     mat_fof_back: fofBackSql(snapshotId, params),
+    mat_scoring_fit: scoringFitSql(snapshotId, params),
     mat_collection_candidates: collectionCandidatesSql(snapshotId, params),
   };
 }

@@ -59,10 +59,34 @@ describe('bounded candidate expansion', () => {
   });
 
   it('has a collection recommend only its most followed holders', async () => {
-    const club = (candidate: string) => ({ candidate, score: world.CLUB_WEIGHT, subject: 'Rare Club' });
-    expectList(await listOf(bounded, 'n1'), [club('n2'), club('n3')]);
-    expectList(await listOf(bounded, 'n2'), [club('n3')]);
-    expectList(await listOf(bounded, 'n3'), [club('n2')]);
+    for (const [holder, list] of Object.entries(world.clubLists)) expectList(await listOf(bounded, holder), list);
+  });
+
+  it('recommends my followers though no path reaches them, naming them when nobody else links us', async () => {
+    const n3 = await listOf(bounded, 'n3');
+    expect(n3.filter((r) => r.candidate === r.subject).map((r) => r.candidate)).toEqual(['q1', 'q2']);
+  });
+
+  it('shows the most followed profiles to a profile with follows but no evidence, rather than nothing', async () => {
+    expectList(await listOf(bounded, 'q2'), world.fallbackForQ2);
+  });
+
+  it('fits what following me is worth to how often follows are returned, once there are enough follows', async () => {
+    const fitOf = async (snapshotId: number) =>
+      (await env.ch.query(
+        sql`SELECT follows, returned, fitted, follows_you_weight FROM mat_scoring_fit WHERE snapshot_id = ${snapshotId}`,
+        z.object({ follows: z.coerce.number(), returned: z.coerce.number(), fitted: z.coerce.number(), follows_you_weight: z.coerce.number() }),
+      ))[0];
+    // 22 follows; me and bob follow each other: 2 returned, odds 2 / 20, times 30.
+    const fitted = await snapshot({ REC_FIT_MIN_FOLLOWS: '22', REC_FOLLOWS_YOU_SCALE: '30' });
+    expect(await fitOf(fitted)).toEqual({ follows: 22, returned: 2, fitted: 1, follows_you_weight: 3 });
+    const zed = (await listOf(fitted, 'me'))[0]!;
+    expect(zed.candidate).toBe('zed');
+    expect(zed.score).toBeCloseTo(world.expectedForMe[0]!.score - 1 + 3, 9);
+
+    const tooFew = await snapshot({ REC_FIT_MIN_FOLLOWS: '23', REC_FOLLOWS_YOU_SCALE: '30' });
+    expect(await fitOf(tooFew)).toEqual({ follows: 22, returned: 2, fitted: 0, follows_you_weight: 1 });
+    expectList(await listOf(tooFew, 'me'), world.expectedForMe);
   });
 
   it('writes the same lists again on the same data', async () => {

@@ -1,0 +1,28 @@
+/**
+ * What the ranking SQL (candidates.ts) needs to know about the profiles it ranks for ("the
+ * callers"), as relations: the nightly bucket passes its slice of the working set
+ * (bucket.ts), an on-demand computation one profile's live facts (cold-start.ts).
+ */
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+
+export interface CallerFacts {
+  /** (p, f): whom the callers follow in the app (dense ids). */
+  followees: SqlFragment;
+  /** (p, c): who follows the callers in the app (dense ids). */
+  followers: SqlFragment;
+  /** (p, f, degree): the followees their friends of friends come through (friends-of-friends.ts firstHopsSql). */
+  firstHops: SqlFragment;
+  /** (p, f, degree): the followers whose followees they may know too (friends-of-friends.ts followerHopsSql). */
+  followerHops: SqlFragment;
+  /** (p, followee): handles the callers follow on the social network. */
+  socialFollows: SqlFragment;
+  /** (p, counterparty, chain_id, interactions, weight): their counted interactions with other addresses. */
+  interactions: SqlFragment;
+  /** (p, collection): eligible collections they hold (mat_collections ids). */
+  holdings: SqlFragment;
+}
+
+/** Two dense ids as one UInt64 (p << 32 | other): a set of tuples is several times slower to probe on ClickHouse 18.16. */
+export function pairKey(a: string, b: string): SqlFragment {
+  return sql`bitShiftLeft(toUInt64(${identifier(a)}), 32) + ${identifier(b)}`;
+}

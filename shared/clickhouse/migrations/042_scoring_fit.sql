@@ -1,0 +1,17 @@
+-- What a nightly run measured of its own follow graph to weigh the follows-you evidence
+-- (pipeline/materialize/scoring-fit.ts): how often a follow is returned here. Where people
+-- follow back, a profile's own followers are its likeliest next follows; where they do not,
+-- that evidence is worth nothing. One row per run, partitioned like the rest of the working
+-- set (010).
+
+CREATE TABLE IF NOT EXISTS mat_scoring_fit
+(
+    snapshot_id         UInt32   COMMENT 'Run',
+    follows             UInt64   COMMENT 'Active follows between known profiles in the run''s working set (mat_follow_edges)',
+    returned            UInt64   COMMENT 'Of those, the follows whose followee follows the follower too',
+    fitted              UInt8    COMMENT '1 when follows reached REC_FIT_MIN_FOLLOWS and follows_you_weight was fitted; 0 when the default REC_FOLLOWS_YOU_BONUS was used',
+    follows_you_weight  Float64  COMMENT 'Added to a candidate''s friend-of-friend score when it follows the profile: REC_FOLLOWS_YOU_SCALE x returned / (follows - returned), at most REC_FOLLOWS_YOU_MAX'
+)
+ENGINE = MergeTree
+PARTITION BY snapshot_id
+ORDER BY snapshot_id;
