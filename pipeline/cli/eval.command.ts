@@ -19,6 +19,7 @@ const optionsSchema = z
     split: z.enum(['random', 'time'], { error: '--split must be random or time' }),
     undirected: z.boolean().optional(),
     header: z.boolean().optional(),
+    oneWay: z.boolean().optional(),
     holdout: z.coerce.number({ error: '--holdout must be a number' }).gt(0, '--holdout must be above 0').lt(1, '--holdout must be below 1'),
     seed: z.coerce.number().int('--seed must be a whole number').min(0),
     k: z
@@ -43,6 +44,7 @@ export function evalCommand(): Command {
     .option('--split <how>', 'random: each edge hidden with the --holdout probability; time: each user\'s newest --holdout share', 'random')
     .option('--undirected', 'each line is a pair, not a follow: pairs are hidden whole, kept pairs are follows both ways')
     .option('--header', 'the first line of each file names its columns: skip it')
+    .option('--one-way', 'keep only the first-seen direction of each pair that follows both ways (what is left, following back cannot find)')
     .option('--holdout <fraction>', 'share of edges hidden from the recommender', '0.1')
     .option('--seed <n>', 'which edges are hidden (same seed, same split)', '1')
     .option('--k <list>', 'list lengths to score, comma-separated', '10,50')
@@ -61,6 +63,7 @@ export function evalCommand(): Command {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) throw new UsageError(parsed.error.issues[0]!.message);
       const o = parsed.data;
+      if (o.oneWay && o.undirected) throw new UsageError('--one-way keeps one direction of a follow graph: an --undirected graph has none');
       const say = (line: string) => process.stderr.write(`${line}\n`);
       const context = await openProcessContext({ name: 'eval', say });
       context.shutdown.exitOnSignals(130);
@@ -72,6 +75,7 @@ export function evalCommand(): Command {
           split: o.split,
           undirected: o.undirected ?? false,
           header: o.header ?? false,
+          oneWay: o.oneWay ?? false,
           ...(o.lists === undefined ? {} : { listsFile: o.lists }),
           holdout: o.holdout,
           seed: o.seed,

@@ -21,7 +21,7 @@ import { redisConnection } from '../../shared/redis.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { startWorkers } from '../workers.ts';
-import { EdgeListReader } from './follow-graph.ts';
+import { EdgeListReader, oneWayFollows } from './follow-graph.ts';
 import { givenSplit, randomSplit, timeSplit, type HoldoutSplit } from './holdout-split.ts';
 import { BASELINES, TrainingGraph } from './link-prediction-baselines.ts';
 import { qualityChartSvg, qualityTableMarkdown, type MethodResult } from './quality-chart.ts';
@@ -38,6 +38,8 @@ export interface EvaluationOptions {
   undirected: boolean;
   /** Each file's first line names its columns. */
   header?: boolean;
+  /** Keep one direction of each pair that follows both ways (a directed graph, split here). */
+  oneWay?: boolean;
   holdout: number;
   seed: number;
   ks: number[];
@@ -82,7 +84,7 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
   const table = qualityTableMarkdown(results);
   const source = o.edgesFile ?? o.trainFile!;
   const name = o.edgesFile
-    ? `${path.basename(source).replace(/\.[^.]+$/, '')}-${o.split === 'time' ? 'time' : 'holdout'}${o.holdout}-seed${o.seed}${o.undirected ? '-undirected' : ''}`
+    ? `${path.basename(source).replace(/\.[^.]+$/, '')}-${o.split === 'time' ? 'time' : 'holdout'}${o.holdout}-seed${o.seed}${o.undirected ? '-undirected' : ''}${o.oneWay ? '-one-way' : ''}`
     : `${path.basename(source).replace(/\.[^.]+$/, '')}-given`;
   const files = { table: path.join(o.outDir, `${name}.md`), chart: path.join(o.outDir, `${name}.svg`) };
   const title = `${path.basename(source)}: ${relevant.size} users, ${describe}`;
@@ -100,11 +102,13 @@ async function splitOf(o: EvaluationOptions): Promise<{ nodeIds: string[]; split
     const test = await reader.read(o.testFile);
     return { nodeIds: reader.nodeIds, split: givenSplit(train, test), describe: `given split: ${path.basename(o.trainFile)} / ${path.basename(o.testFile)}` };
   }
-  const graph = await reader.read(o.edgesFile!);
+  const read = await reader.read(o.edgesFile!);
+  const graph = o.oneWay ? oneWayFollows(read) : read;
+  const oneWay = o.oneWay ? ', one direction of each mutual pair' : '';
   if (o.split === 'time') {
-    return { nodeIds: reader.nodeIds, split: timeSplit(graph, o.holdout, o.seed), describe: `each user's newest ${o.holdout * 100}% of follows hidden` };
+    return { nodeIds: reader.nodeIds, split: timeSplit(graph, o.holdout, o.seed), describe: `each user's newest ${o.holdout * 100}% of follows hidden${oneWay}` };
   }
-  return { nodeIds: reader.nodeIds, split: randomSplit(graph, o.holdout, o.seed), describe: `${o.holdout * 100}% of ${kind} hidden at random, seed ${o.seed}` };
+  return { nodeIds: reader.nodeIds, split: randomSplit(graph, o.holdout, o.seed), describe: `${o.holdout * 100}% of ${kind} hidden at random, seed ${o.seed}${oneWay}` };
 }
 
 /** Every scored user's list per method, with the graph's own node ids. */

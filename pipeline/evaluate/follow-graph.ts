@@ -87,6 +87,30 @@ export class EdgeListReader {
   }
 }
 
+/**
+ * The graph with each pair followed both ways reduced to its first-seen direction: what is
+ * left cannot be found by following back, so a method's score there does not come from
+ * reciprocity alone.
+ */
+export function oneWayFollows(graph: FollowGraph): FollowGraph {
+  const seen = new Set<number>();
+  const keep: number[] = [];
+  const key = (a: number, b: number) => a * 4_294_967_296 + b;
+  for (let i = 0; i < graph.from.length; i++) {
+    const a = graph.from[i]!;
+    const b = graph.to[i]!;
+    if (seen.has(key(b, a))) continue;
+    seen.add(key(a, b));
+    keep.push(i);
+  }
+  return {
+    ...graph,
+    from: Uint32Array.from(keep, (i) => graph.from[i]!),
+    to: Uint32Array.from(keep, (i) => graph.to[i]!),
+    time: graph.time && Float64Array.from(keep, (i) => graph.time![i]!),
+  };
+}
+
 export async function readFollowGraph(file: string, undirected = false): Promise<FollowGraph> {
   return new EdgeListReader(undirected).read(file);
 }

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EdgeListReader, readFollowGraph } from '../../pipeline/evaluate/follow-graph.ts';
+import { EdgeListReader, oneWayFollows, readFollowGraph } from '../../pipeline/evaluate/follow-graph.ts';
 
 async function file(text: string): Promise<string> {
   const name = path.join(await mkdtemp(path.join(os.tmpdir(), 'edges-')), 'edges.txt');
@@ -30,6 +30,13 @@ describe('reading an edge list', () => {
     const undirected = await readFollowGraph(await file('1 2\n2 1\n0x0a 1\n'), true);
     expect(undirected.from.length).toBe(2);
     expect(undirected.undirected).toBe(true);
+  });
+
+  it('reduces each pair that follows both ways to its first-seen direction, times kept, when asked for one way', async () => {
+    const graph = oneWayFollows(await readFollowGraph(await file('1 2 10\n2 3 20\n2 1 30\n3 2 40\n3 1 50\n')));
+    expect([...graph.from].map((i) => graph.nodeIds[i])).toEqual(['1', '2', '3']);
+    expect([...graph.to].map((i) => graph.nodeIds[i])).toEqual(['2', '3', '1']);
+    expect([...graph.time!]).toEqual([10, 20, 50]);
   });
 
   it('skips the first line when told it is a header, and only that line', async () => {
