@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
+import type { Logger } from '../../shared/logger.ts';
 import {
   MATERIALIZE_STEPS_QUEUE,
   materializeRunJobSchema,
@@ -22,6 +23,7 @@ import {
 } from '../../shared/queues.ts';
 import { materializeQuerySettings, scoringParams } from './scoring.ts';
 import { beginSnapshot, setSnapshotStatus } from './snapshots.ts';
+import { readScoringFit } from './scoring-fit.ts';
 import { buildWorkingSet } from './working-set.ts';
 
 export interface RunProgress {
@@ -48,6 +50,7 @@ export const tagsJobId = (snapshotId: number) => `tags-${snapshotId}`;
 export interface RunDeps {
   config: Config;
   clickhouse: ClickHouse;
+  logger: Logger;
   steps: Queue;
   flows: FlowProducer;
 }
@@ -78,6 +81,7 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
   const summary = await buildWorkingSet(clickhouse, snapshotId, scoringParams(config), settings, config.MATERIALIZE_CONCURRENCY, (table) => {
     void job.updateProgress({ snapshotId, phase: 'working-set', table } satisfies RunProgress);
   });
+  deps.logger.info({ snapshotId, ...(await readScoringFit(clickhouse, snapshotId)) }, 'follows-you weight fitted');
   const buckets = await bucketsFor(clickhouse, snapshotId, summary.profiles, config);
   await deps.flows.add(snapshotFlow(snapshotId, buckets, config.MATERIALIZE_ATTEMPTS));
   await job.updateProgress({ snapshotId, phase: 'buckets', buckets } satisfies RunProgress);
@@ -86,8 +90,9 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
 /**
  * Enough buckets that none holds more than REC_PROFILES_PER_BUCKET profiles, nor more than
  * REC_PAIRS_PER_BUCKET evidence rows: each profile's first REC_FOF_VIA_FOLLOWEES followees
- * times what a followee passes on on average (at most REC_FOF_PER_FOLLOWEE), one row per
- * follower (the follows-you bonus), and each holder of a collection paired with at most
+ * times what a followee passes on on average (at most REC_FOF_PER_FOLLOWEE), as many again
+ * through its followers (co-followed), one row per follower (follows you), and each holder
+ * of a collection paired with at most
  * REC_NFT_CANDIDATES_PER_COLLECTION others.
  */
 async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, config: Config): Promise<number> {
@@ -96,7 +101,9 @@ async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, 
     sql`SELECT
           (SELECT sum(least(followees, ${config.REC_FOF_VIA_FOLLOWEES}))
            FROM (SELECT src, any(src_degree) AS followees FROM mat_fof_edges ${of} GROUP BY src))
-          * (SELECT countIf(dst_rank <= ${config.REC_FOF_PER_FOLLOWEE}) / greatest(uniqExact(src), 1) FROM mat_fof_edges ${of}) AS paths,
+          * (SELECT countIf(dst_rank <= ${config.REC_FOF_PER_FOLLOWEE}) / greatest(uniqExact(src), 1) FROM mat_fof_edges ${of}) AS forward,
+          -- The co-followed paths: as many followers as followees are followed, each passing on as much.
+          forward * 2 AS paths,
           (SELECT count() FROM mat_follow_edges ${of}) AS followers,
           (SELECT sum(holders * least(holders, ${config.REC_NFT_CANDIDATES_PER_COLLECTION})) FROM mat_collections ${of}) AS pairs`,
     z.object({ paths: z.coerce.number(), followers: z.coerce.number(), pairs: z.coerce.number() }),

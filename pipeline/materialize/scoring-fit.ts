@@ -7,6 +7,8 @@
  * follow here is returned, capped at REC_FOLLOWS_YOU_MAX; a run with fewer than
  * REC_FIT_MIN_FOLLOWS follows uses REC_FOLLOWS_YOU_BONUS instead. docs/quality.md measures it.
  */
+import { z } from 'zod';
+import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { ScoringParams } from './scoring.ts';
 
@@ -37,4 +39,18 @@ export function scoringFitSql(snapshotId: number, params: ScoringParams): SqlFra
  */
 export function followsYouWeightSql(snapshotId: number, params: ScoringParams): SqlFragment {
   return sql`(SELECT if(count() = 0, toFloat64(${params.followsYou.defaultWeight}), max(follows_you_weight)) FROM mat_scoring_fit WHERE snapshot_id = ${snapshotId})`;
+}
+
+const scoringFitRow = z.object({
+  follows: z.coerce.number(),
+  returned: z.coerce.number(),
+  fitted: z.coerce.number().transform((n) => n === 1),
+  follows_you_weight: z.coerce.number(),
+});
+export type ScoringFit = z.infer<typeof scoringFitRow>;
+
+/** What the run measured and the weight it chose (for its log line). */
+export async function readScoringFit(ch: ClickHouse, snapshotId: number): Promise<ScoringFit | undefined> {
+  const [row] = await ch.query(sql`SELECT follows, returned, fitted, follows_you_weight FROM mat_scoring_fit WHERE snapshot_id = ${snapshotId}`, scoringFitRow);
+  return row;
 }
