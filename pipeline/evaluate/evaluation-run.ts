@@ -57,6 +57,8 @@ export interface EvaluationReport {
   results: MethodResult[];
   table: string;
   files: { table: string; chart: string };
+  /** Scored users with a follow either way in training whose list from the recommender was empty. */
+  emptyLists: number;
 }
 
 /** The name the recommender's lists go by in the report. */
@@ -81,6 +83,9 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
   const results: MethodResult[] = [...lists].map(([method, byUser]) => ({ method, metrics: o.ks.map((k) => metricsAtK(byUser, relevant, k)) }));
   if (o.listsFile) await writeLists(o.listsFile, nodeIds, relevant, lists, maxK);
 
+  const empty = emptyListsOfConnected(train, relevant, ours);
+  o.say(`${OUR_SCORER}: ${empty} of the scored users with a follow either way in training got an empty list`);
+
   const table = qualityTableMarkdown(results);
   const source = o.edgesFile ?? o.trainFile!;
   const name = o.edgesFile
@@ -88,9 +93,15 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
     : `${path.basename(source).replace(/\.[^.]+$/, '')}-given`;
   const files = { table: path.join(o.outDir, `${name}.md`), chart: path.join(o.outDir, `${name}.svg`) };
   const title = `${path.basename(source)}: ${relevant.size} users, ${describe}`;
-  await writeFile(files.table, `${title}\n\n${table}\n\n![chart](${path.basename(files.chart)})\n`);
+  await writeFile(files.table, `${title}\n\n${table}\n\nScored users with a follow either way in training whose ${OUR_SCORER} list was empty: ${empty}.\n\n![chart](${path.basename(files.chart)})\n`);
   await writeFile(files.chart, qualityChartSvg(title, results));
-  return { graph: { nodes: nodeIds.length, edges: train.from.length + hiddenEdges, hidden: hiddenEdges, users: relevant.size }, results, table, files };
+  return { graph: { nodes: nodeIds.length, edges: train.from.length + hiddenEdges, hidden: hiddenEdges, users: relevant.size }, results, table, files, emptyLists: empty };
+}
+
+/** Scored users who follow or are followed by someone in training, yet got no recommendation. */
+function emptyListsOfConnected(train: HoldoutSplit['train'], relevant: ReadonlyMap<number, unknown>, lists: ReadonlyMap<number, readonly number[]>): number {
+  const connected = new Set<number>([...train.from, ...train.to]);
+  return [...relevant.keys()].filter((u) => connected.has(u) && (lists.get(u)?.length ?? 0) === 0).length;
 }
 
 /** The training follows and the hidden ones, as the options ask, with a few words on how. */

@@ -106,6 +106,7 @@ describe('soulgraph eval', () => {
     expect(written.filter((l) => l.startsWith('soulgraph\t'))).toEqual(['soulgraph\t0\t1\t1', 'soulgraph\t10\t1\t13']);
     expect(written.filter((l) => l.startsWith('popularity\t0\t')).map((l) => l.split('\t')[3])).toEqual(['10', '11', '12', '1', '13']);
     expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| personalized-pagerank |');
+    expect(output).toContain('soulgraph: 0 of the scored users with a follow either way in training got an empty list');
   }, 120_000);
 
   it('refuses a header line with its line number and exits with 2; with --header it skips it', async () => {
