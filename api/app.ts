@@ -99,9 +99,7 @@ function guards(deps: ApiDeps): Guards {
   return (name) => {
     const method = ENDPOINTS.find(([, , endpoint]) => endpoint === name)![0];
     return [
-      // recommend reads its page while its count is on the way (api/admission.ts); the
-      // limiter and the serving copy share deps.redis, so both go in one write.
-      requireApiKey(deps.apiKeys, deps.rateLimiter, name, name === 'recommend' ? { readsAheadOn: deps.redis } : {}),
+      requireApiKey(deps.apiKeys, deps.rateLimiter, name),
       ...(name === 'recommend' ? [unifiedToken] : []),
       ...(method === 'post' ? [jsonBody] : []),
     ];
