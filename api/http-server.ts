@@ -10,8 +10,9 @@
  * per-request prototype change"; expressjs/express#5998, nodejs/node#37457). Created with
  * the right prototype, Express's call finds nothing to change.
  *
- * The app must not mount sub-apps (`app.use(otherExpressApp)`): inside one, Express swaps
- * the prototypes again. The API has none.
+ * The app must not mount sub-apps (`app.use(otherExpressApp)`, or an app as a router's
+ * handler): inside one, Express swaps the prototypes again. The API has none, and
+ * test/e2e/api.test.ts ("the HTTP server") fails if it gets one.
  */
 import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';

@@ -14,7 +14,6 @@ import { createMetricsRegistry } from '../shared/metrics/metrics-registry.ts';
 import { openProcessContext } from '../shared/process-context.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
-import { applyApiHeapSettings } from './heap-settings.ts';
 import { createExpressServer } from './http-server.ts';
 import { answerRefusedRequests } from './refused-requests.ts';
 import { createCursorCodec, cursorSecret } from './cursor.ts';
@@ -98,7 +97,6 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
 }
 
 export async function startApi(config: Config, logger: Logger, port = config.API_PORT): Promise<RunningApi> {
-  applyApiHeapSettings();
   const deps = await createApiDeps(config, logger);
   const server = createExpressServer(createApp(deps));
   answerRefusedRequests(server, logger);
@@ -139,7 +137,7 @@ function stopAccepting(server: Server): Promise<void> {
   });
 }
 
-/** Entry point: `node --import tsx api/server.ts`. */
+/** Entry point: `npm run api` (node with the API's V8 flags, pipeline/cli/start.command.ts API_NODE_FLAGS). */
 export async function main(): Promise<void> {
   const context = await openProcessContext({ name: 'api' });
   context.shutdown.exitOnSignals();

@@ -69,6 +69,7 @@ import { runIngest } from '../pipeline/ingest/ingest-run.ts';
 import { publishLists } from '../pipeline/serving/list-publisher.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
 import { createServingWriter } from '../pipeline/serving/serving-writer.ts';
+import { API_NODE_FLAGS } from '../pipeline/cli/start.command.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { formatCpu, startCpuMeter } from './cpu-meter.ts';
@@ -93,7 +94,7 @@ const KINDS: KindName[] = ['profiles', 'follows', 'sbt-mints'];
 /** Which endpoints to load besides bare and recommend, for quicker rounds while profiling. */
 const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'bare,recommend,sbt,healthz,tag').split(',').map((e) => e.trim()));
 /** Node flags of both server processes, the same for the baseline and the API (see the header). */
-const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const SERVER_NODE_FLAGS = [...API_NODE_FLAGS, ...(process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
 /** Rounds of bare and recommend, back to back; the verdicts take the median (see the load). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COMPARE = process.env.BENCH_COMPARE ? path.resolve(process.env.BENCH_COMPARE) : undefined;

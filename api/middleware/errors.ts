@@ -6,7 +6,7 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../shared/logger.ts';
-import { ApiError } from '../envelope.ts';
+import { ApiError, sendEnvelope } from '../envelope.ts';
 
 export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
   return (req, _res, next) => {
@@ -32,7 +32,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (apiError.errorName === 'internalError' || apiError.errorName === 'serviceUnavailable') {
       logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');
     }
-    res.status(apiError.status).set(apiError.headers).json(apiError.envelope());
+    sendEnvelope(res.status(apiError.status).set(apiError.headers), apiError.envelope());
   };
 }
 

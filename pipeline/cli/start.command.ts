@@ -26,6 +26,13 @@ const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.met
 /** Started by path, not imported: the pipeline never depends on the API's code. */
 const API_SERVER = fileURLToPath(new URL('../../api/server.ts', import.meta.url));
 
+/**
+ * V8 flags of the API process, on its command line as in package.json's `api` script and
+ * docker-compose.yml (docs/operations.md: its old generation grows to three times what
+ * survives a full collection, for fewer full-heap pauses under load).
+ */
+export const API_NODE_FLAGS = ['--heap-growing-percent=200'];
+
 /** Profiles first: the rest refers to them. */
 const DEMO_ORDER: KindName[] = [
   'profiles',
@@ -51,7 +58,7 @@ export function startCommand(): Command {
       startChild(context, 'workers', [SOULGRAPH_BIN, 'workers']);
       startChild(context, 'scheduler', [SOULGRAPH_BIN, 'scheduler']);
       const custody = await startLocalCustodians(context, say);
-      startChild(context, 'api', ['--import', 'tsx', API_SERVER], custody.apiEnv);
+      startChild(context, 'api', [...API_NODE_FLAGS, '--import', 'tsx', API_SERVER], custody.apiEnv);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
         await ingestDemoWorld(context, say);
         await materializeFirstSnapshot(context, say);
