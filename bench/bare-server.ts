@@ -13,7 +13,7 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import { createExpressServer } from '../api/http-server.ts';
-import { serveUnderBench } from './server-process-child.ts';
+import { serveUnderBench } from './server-process.ts';
 
 export interface BareServerOptions {
   page: unknown;
