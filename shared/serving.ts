@@ -41,12 +41,11 @@ export function servingKeys(queuePrefix: string): ServingKeys {
   };
 }
 
-/** A TabSeparated cell holding a whole number. */
-const digits = z.string().regex(/^\d+$/).transform(Number);
+/** One recommendation: [candidateId, reasonKind (1..4, REASON_KINDS), reasonChainId, reasonSubject]. */
+export type ServedEntry = [candidateId: string, reasonKind: number, reasonChainId: number, reasonSubject: string];
 
-/** One recommendation, as its stored cells: [candidateId, reasonKind (1..4, REASON_KINDS), reasonChainId, reasonSubject]. */
-const storedEntrySchema = z.tuple([z.string(), digits.pipe(z.number().max(4).min(1)), digits, z.string()]);
-export type ServedEntry = z.output<typeof storedEntrySchema>;
+/** A stored entry line: a profile id (an identifier, shared/records/fields.ts), a kind 1-4, a chain id, then the subject (any text, escaped). */
+const storedEntryLine = z.string().regex(/^[A-Za-z0-9_.:@-]+\t[1-4]\t\d+\t[^\t]*$/, 'not a stored entry');
 
 /** A profile's list: its best entries in rank order, and whether ClickHouse holds more (`m` = 1). */
 export interface ServedList {
@@ -80,17 +79,18 @@ export function servedListText(more: boolean, entryLines: readonly string[]): st
   return [`${more ? 1 : 0}\t${entryLines.length}`, ...entryLines].join('\n');
 }
 
-const servedListHeaderSchema = z.tuple([z.enum(['0', '1']).transform((m) => (m === '1' ? 1 : 0) as 0 | 1), digits]);
+const storedListHeader = z.string().regex(/^[01]\t\d+$/, 'not a stored list header');
 
 /** A stored list's first line: whether ClickHouse holds more, and how many entries follow. */
 export function decodeServedListHeader(line: string): { more: boolean; stored: number } {
-  const [m, n] = servedListHeaderSchema.parse(line.split('\t'));
-  return { more: m === 1, stored: n };
+  const [m, n] = storedListHeader.parse(line).split('\t');
+  return { more: m === '1', stored: Number(n) };
 }
 
 /** One stored entry line; throws on anything else. */
 export function decodeServedEntry(line: string): ServedEntry {
-  return storedEntrySchema.parse(tabSeparatedCells(line));
+  const [candidateId, kind, chainId, subject] = tabSeparatedCells(storedEntryLine.parse(line));
+  return [candidateId!, Number(kind), Number(chainId), subject!];
 }
 
 export function decodeServedList(text: string): ServedList {
