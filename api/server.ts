@@ -11,7 +11,7 @@ import { createClickHouse } from '../shared/clickhouse/client.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createMetricsRegistry } from '../shared/metrics/metrics-registry.ts';
-import { openProcessContext } from '../shared/process-context.ts';
+import { openProcessContext } from '../shared/process/process-context.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
 import { createExpressServer } from './http-server.ts';

@@ -16,7 +16,7 @@ import type { KindName } from '../../shared/records/kinds.ts';
 import { generateWorld } from '../generate/world-generator.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
-import { openProcessContext, type ProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext, type ProcessContext } from '../../shared/process/process-context.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
 import { CUSTODIAN_SERVER, custodyKeyDir, DEFAULT_NODES, DEFAULT_THRESHOLD } from './custodian.command.ts';
 import { createProgressDisplay } from './progress-display.ts';
