@@ -7,8 +7,8 @@ import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { CursorCodec } from '../cursor.ts';
 import { ApiError, envelopeSchema, sendEncodedSuccess } from '../envelope.ts';
 import { profileSummaries } from '../profile-lookup.ts';
-import { followedAmong, cachedNewestSnapshot, isReadySnapshot, recommendationsAfter } from '../recommendations.ts';
-import { encodeRecommendationList } from '../recommendation-list.ts';
+import { followedAmong, cachedNewestSnapshot, isReadySnapshot, recommendationsAfter, type RecommendationRow } from '../recommendations.ts';
+import { encodeRecommendationList, type ProfileNames } from '../recommendation-list.ts';
 import { parseQuery } from '../request-validation.ts';
 import type { Caller } from '../middleware/unified-auth.ts';
 import type { OnDemandLists } from '../on-demand-lists.ts';
@@ -72,9 +72,11 @@ export function recommendRoute(deps: RecommendDeps, before: Guards, router: Rout
   });
 }
 
-/** One page: its `list` as JSON text, whichever store it came from. */
-interface EncodedPage {
-  list: string;
+/** One page's rows, with what its encoding needs, whichever store they came from. */
+interface PageRows {
+  rows: RecommendationRow[];
+  profiles: ProfileNames;
+  following: Set<string>;
   /** The rank of the page's last entry, when rows exist after it; undefined on the last page. */
   nextAfter: number | undefined;
 }
@@ -93,15 +95,18 @@ async function recommendationPage(
   // A cursor from before a swap may point at a snapshot that retention has dropped since.
   if (position && snapshotId !== newest && !(await isReadySnapshot(deps.ch, snapshotId))) throw new ApiError('cursorExpired');
 
-  const { list, nextAfter } = await encodedPage(deps, snapshotId, profileId, position?.afterRank ?? 0, limit);
-  return { cursor: nextAfter === undefined ? '' : deps.cursors.encode({ snapshotId, profileId, afterRank: nextAfter }), list };
+  const { rows, profiles, following, nextAfter } = await pageRows(deps, snapshotId, profileId, position?.afterRank ?? 0, limit);
+  return {
+    cursor: nextAfter === undefined ? '' : deps.cursors.encode({ snapshotId, profileId, afterRank: nextAfter }),
+    list: encodeRecommendationList(deps.config, rows, profiles, following),
+  };
 }
 
 /**
  * The serving copy in Redis answers the first SERVING_DEPTH ranks; deeper pages come from
  * ClickHouse. A caller without a list (newer than the snapshot) gets one computed on demand.
  */
-async function encodedPage(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<EncodedPage> {
+async function pageRows(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
   let page = await deps.served.page(snapshotId, profileId, afterRank, limit);
   if (!page) {
     const ready = await deps.onDemand.request(snapshotId, profileId);
@@ -111,21 +116,16 @@ async function encodedPage(deps: RecommendDeps, snapshotId: number, profileId: s
   // The page (and the one entry after it that tells whether another page exists) reaches
   // past the stored entries, and ClickHouse holds more.
   if (page.more && afterRank + limit + 1 > page.stored) return pageFromClickHouse(deps, snapshotId, profileId, afterRank, limit);
-  return {
-    list: encodeRecommendationList(deps.config, page.rows, page.profiles, page.following),
-    nextAfter: page.hasNext ? page.rows.at(-1)?.rank : undefined,
-  };
+  const { rows, profiles, following } = page;
+  return { rows, profiles, following, nextAfter: page.hasNext ? rows.at(-1)?.rank : undefined };
 }
 
-async function pageFromClickHouse(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<EncodedPage> {
+async function pageFromClickHouse(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
   // One row more than asked tells whether another page exists.
   const found = await recommendationsAfter(deps.ch, snapshotId, profileId, afterRank, limit + 1);
   const rows = found.slice(0, limit);
   const candidates = rows.map((r) => r.candidate_id);
   const friends = rows.filter((r) => r.reason_kind === 'friend_of_friend').map((r) => r.reason_subject);
   const [profiles, following] = await Promise.all([profileSummaries(deps.ch, [...candidates, ...friends]), followedAmong(deps.ch, profileId, candidates)]);
-  return {
-    list: encodeRecommendationList(deps.config, rows, profiles, following),
-    nextAfter: found.length > limit ? rows.at(-1)?.rank : undefined,
-  };
+  return { rows, profiles, following, nextAfter: found.length > limit ? rows.at(-1)?.rank : undefined };
 }
