@@ -41,8 +41,8 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
   // No auto-pipelining: each command leaves when it is issued, so Redis works on the first
   // requests of an event-loop turn while the API still handles the rest. Held back for one
-  // write per turn, the API and Redis took turns idling (bench:api, docs/benchmarks.md:
-  // 0.43-0.45 of bare with it, 0.48-0.53 without).
+  // write per turn, the API and Redis took turns idling (bench:api, 2026-11-25, in
+  // docs/benchmarks.md's git history: 0.43-0.45 of bare with it, 0.48-0.53 without).
   const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: false });
   // Connection errors surface in the requests that need Redis (as 503); one log line per
   // outage is enough, not one per reconnect attempt.
