@@ -12,7 +12,7 @@ import { metricsHandler } from '../shared/metrics/metrics-endpoint.ts';
 import type { Registry } from '../shared/metrics/metrics-registry.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 import type { CursorCodec } from './cursor.ts';
-import { accessLog, recordEnvelopeCodes } from './middleware/access-log.ts';
+import { accessLog } from './middleware/access-log.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler, notFound, onlyMethods } from './middleware/errors.ts';
@@ -65,7 +65,6 @@ export function createApp(deps: ApiDeps): Express {
   app.set('etag', false);
   app.use(requestId);
   app.use(accessLog(deps.logger, createRequestMetrics(deps.metrics, methodsByPath().keys())));
-  recordEnvelopeCodes(app);
   app.use(cors);
 
   // The API's endpoints first, on the app's own router: the hot paths meet no other route
@@ -99,9 +98,7 @@ function guards(deps: ApiDeps): Guards {
   return (name) => {
     const method = ENDPOINTS.find(([, , endpoint]) => endpoint === name)![0];
     return [
-      // recommend reads its page while its count is on the way (api/admission.ts); the
-      // limiter and the serving copy share deps.redis, so both go in one write.
-      requireApiKey(deps.apiKeys, deps.rateLimiter, name, name === 'recommend' ? { readsAheadOn: deps.redis } : {}),
+      requireApiKey(deps.apiKeys, deps.rateLimiter, name),
       ...(name === 'recommend' ? [unifiedToken] : []),
       ...(method === 'post' ? [jsonBody] : []),
     ];

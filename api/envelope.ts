@@ -5,7 +5,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
 import { errorCodes, type ErrorName } from './error-codes.ts';
-import { noteEnvelopeCode } from './middleware/access-log.ts';
 
 export interface Envelope<T> {
   code: string;
@@ -20,7 +19,25 @@ export function success<T>(data: T): Envelope<T> {
 const SUCCESS_HEAD = JSON.stringify(success(null)).slice(0, -'null}'.length);
 
 /**
- * Sends what res.json(success(data)) would send, for data that is JSON text already (a
+ * Every envelope leaves through these functions, which note its code on the response for the
+ * access log and the request metrics (envelopeCodeOf).
+ */
+export function sendEnvelope<T>(res: Response, envelope: Envelope<T>): void {
+  res.locals.envelopeCode = envelope.code;
+  res.json(envelope);
+}
+
+export function sendSuccess<T>(res: Response, data: T): void {
+  sendEnvelope(res, success(data));
+}
+
+/** The code of the envelope the response carries; undefined when it carries none (OpenAPI, /docs, /metrics). */
+export function envelopeCodeOf(res: Response): string | undefined {
+  return res.locals.envelopeCode as string | undefined;
+}
+
+/**
+ * Sends what sendSuccess(res, data) would send, for data that is JSON text already (a
  * served recommend page arrives from Redis encoded): it is spliced in, not re-encoded.
  * The body goes to Node as a string, not through res.send, which turns a body of 1,000
  * characters or more into a Buffer of its own (an external allocation per request) that
@@ -29,7 +46,7 @@ const SUCCESS_HEAD = JSON.stringify(success(null)).slice(0, -'null}'.length);
  */
 export function sendEncodedSuccess(res: Response, data: string): void {
   const body = `${SUCCESS_HEAD}${data}}`;
-  noteEnvelopeCode(res, errorCodes.success.code);
+  res.locals.envelopeCode = errorCodes.success.code;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);

@@ -6,12 +6,14 @@
  * for `res`) on every request. Node creates them as plain `IncomingMessage`/`ServerResponse`,
  * so with `app.listen` that call changes each one's prototype, and V8 then keeps the pair and
  * what hangs off it alive through two scavenges: every request's objects reach the old
- * generation and are left for mark-compacts to collect (docs/benchmarks.md, "Express's
- * per-request prototype change"; expressjs/express#5998, nodejs/node#37457). Created with
+ * generation and are left for mark-compacts to collect (bench:api, 2026-11-25: "Express's
+ * per-request prototype change" in docs/benchmarks.md's git history; expressjs/express#5998,
+ * nodejs/node#37457). Created with
  * the right prototype, Express's call finds nothing to change.
  *
- * The app must not mount sub-apps (`app.use(otherExpressApp)`): inside one, Express swaps
- * the prototypes again. The API has none.
+ * The app must not mount sub-apps (`app.use(otherExpressApp)`, or an app as a router's
+ * handler): inside one, Express swaps the prototypes again. The API has none, and
+ * test/e2e/api.test.ts ("the HTTP server") fails if it gets one.
  */
 import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,24 +1,25 @@
 /**
- * A recommend page's `list`, as the response carries it. Two places write it: this module,
- * from ClickHouse rows (pages deeper than the serving copy), and the serving copy's Lua
- * script in Redis (api/served-lists.ts), which answers the list already encoded so that the
- * API neither parses nor re-encodes the common page. Both must send the same bytes for the
- * same rows; test/integration/served-lists.test.ts holds them to it.
+ * A recommend page's `list`, as the response carries it: the one place that writes a
+ * RecommendUser and words its reason, whichever store the page's rows came from (the
+ * serving copy in Redis, api/served-lists.ts, or ClickHouse for deeper pages).
  */
 import { chainName, type Config } from '../shared/config.ts';
 import type { ProfileSummary } from './profile-lookup.ts';
 import type { RecommendationRow } from './recommendations.ts';
 
-/** What the reason forms read from config; the serving script gets the same values. */
+/** What the reason forms read from config. */
 export type ReasonSettings = Pick<Config, 'SOCIAL_NETWORK_NAME' | 'CHAIN_NAMES'>;
 
+/** Name and avatar by profile id, for the profiles a page names ('' when unknown). */
+export type ProfileNames = Map<string, Pick<ProfileSummary, 'name' | 'avatar'>>;
+
 /** The four reason forms, exactly as the interface states them. */
-function reasonText(settings: ReasonSettings, row: RecommendationRow, profiles: Map<string, Pick<ProfileSummary, 'name'>>): string {
+function reasonText(settings: ReasonSettings, row: RecommendationRow, profiles: ProfileNames): string {
   switch (row.reason_kind) {
     case 'social':
-      return socialReason(settings);
+      return `Following on ${settings.SOCIAL_NETWORK_NAME}`;
     case 'counterparty':
-      return counterpartyReason(settings, row.reason_chain_id);
+      return `Counterparty on ${chainName(settings, row.reason_chain_id)}`;
     case 'nft':
       return `Holder of ${row.reason_subject}`;
     case 'friend_of_friend':
@@ -26,22 +27,8 @@ function reasonText(settings: ReasonSettings, row: RecommendationRow, profiles: 
   }
 }
 
-/** The two forms that depend only on config (the serving script gets them ready-made). */
-export function socialReason(settings: ReasonSettings): string {
-  return `Following on ${settings.SOCIAL_NETWORK_NAME}`;
-}
-
-export function counterpartyReason(settings: ReasonSettings, chainId: number): string {
-  return `Counterparty on ${chainName(settings, chainId)}`;
-}
-
 /** The list's JSON text: RecommendUser objects, their keys in the schema's order. */
-export function encodeRecommendationList(
-  settings: ReasonSettings,
-  rows: RecommendationRow[],
-  profiles: Map<string, Pick<ProfileSummary, 'name' | 'avatar'>>,
-  following: Set<string>,
-): string {
+export function encodeRecommendationList(settings: ReasonSettings, rows: RecommendationRow[], profiles: ProfileNames, following: Set<string>): string {
   return JSON.stringify(
     rows.map((r) => {
       const profile = profiles.get(r.candidate_id);

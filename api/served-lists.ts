@@ -1,21 +1,24 @@
 /**
  * Reads one page of a caller's recommendations from the serving copy in Redis
  * (shared/serving.ts) in one round trip: a Lua script (api/served-page.lua) slices the
- * stored list, looks up in the same step the names of everyone on the page and whom of them
- * the caller follows, and answers the page's `list` as the response sends it. The API
- * splices those bytes into the envelope: it neither parses nor re-encodes the page.
+ * stored list and looks up, in the same step, the names of everyone on the page and whom of
+ * them the caller follows. The answer is data; the route encodes it as it encodes a page
+ * read from ClickHouse (api/recommendation-list.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import type { Config } from '../shared/config.ts';
-import { servingKeys } from '../shared/serving.ts';
-import { counterpartyReason, socialReason, type ReasonSettings } from './recommendation-list.ts';
+import { z } from 'zod';
+import { decodeServedEntry, decodeServedListHeader, REASON_KINDS, servingKeys } from '../shared/serving.ts';
+import type { ProfileNames } from './recommendation-list.ts';
+import type { RecommendationRow } from './recommendations.ts';
 
 export interface ServedPage {
-  /** The page's `list`: the JSON text of an array of RecommendUser, at most `limit` entries. */
-  list: string;
-  /** How many entries `list` holds. */
-  size: number;
+  /** The page's rows, at most `limit`, in rank order. */
+  rows: RecommendationRow[];
+  /** Names and avatars of the profiles the rows name, as far as the mirror knows them. */
+  profiles: ProfileNames;
+  /** Which of the page's candidates the caller follows now. */
+  following: Set<string>;
   /** Whether the stored list has an entry after the page. */
   hasNext: boolean;
   /** How many entries the stored list has, and whether ClickHouse holds more than those. */
@@ -30,19 +33,22 @@ export interface ServedLists {
   exists(snapshotId: number, profileId: string): Promise<boolean>;
 }
 
-// A string reply, not a Buffer: a 4 KB Buffer per request is an external allocation that
-// made the API's scavenges several times longer (bench:api, 2026-11-25 evening).
-type RedisWithPage = Redis & { readServedPage(...args: (string | number)[]): Promise<string | null> };
+/** The script's answer (api/served-page.lua); a malformed one fails the request loudly. */
+const scriptAnswer = z.tuple([z.string(), z.array(z.string()), z.array(z.string()), z.array(z.string().nullable()), z.array(z.string().nullable())]);
 
-export function createServedLists(redis: Redis, config: Pick<Config, 'QUEUE_PREFIX'> & ReasonSettings): ServedLists {
+/** A profile summary as the mirror stores it: [updatedAt, name, avatar]. */
+const storedSummary = z.tuple([z.number(), z.string().nullable(), z.string().nullable()]);
+
+type RedisWithPage = Redis & { readServedPage(...args: (string | number)[]): Promise<unknown> };
+
+export function createServedLists(redis: Redis, config: { QUEUE_PREFIX: string }): ServedLists {
   const keys = servingKeys(config.QUEUE_PREFIX);
   const client = redis as RedisWithPage;
   client.defineCommand('readServedPage', { numberOfKeys: 3, lua: readFileSync(new URL('./served-page.lua', import.meta.url), 'utf8') });
-  const reasons = reasonArguments(config);
   return {
     async page(snapshotId, profileId, after, limit) {
-      const answer = await client.readServedPage(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit, ...reasons);
-      return answer === null ? undefined : servedPage(answer, limit);
+      const answer = await client.readServedPage(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit);
+      return answer === null ? undefined : servedPage(scriptAnswer.parse(answer), after, limit);
     },
     async exists(snapshotId, profileId) {
       return (await redis.exists(keys.list(snapshotId, profileId))) === 1;
@@ -50,21 +56,25 @@ export function createServedLists(redis: Redis, config: Pick<Config, 'QUEUE_PREF
   };
 }
 
-/**
- * The script's ARGV after `after` and `limit`: the reasons that come from config, as the JSON
- * strings the list carries (the social one, then each chain's id and counterparty reason).
- */
-function reasonArguments(settings: ReasonSettings): string[] {
-  const chains = [...settings.CHAIN_NAMES.keys()].flatMap((id) => [String(id), JSON.stringify(counterpartyReason(settings, id))]);
-  return [JSON.stringify(socialReason(settings)), ...chains];
-}
-
-/** Splits the script's answer, "<m> <n> <read>\n" then the list; throws on anything else. */
-export function servedPage(answer: string, limit: number): ServedPage {
-  const newline = answer.indexOf('\n');
-  const status = newline > 0 ? /^([01]) (\d+) (\d+)$/.exec(answer.slice(0, newline)) : null;
-  const list = answer.slice(newline + 1);
-  if (!status || !list.startsWith('[') || !list.endsWith(']')) throw new Error('the serving copy answered a malformed page');
-  const read = Number(status[3]);
-  return { list, size: Math.min(read, limit), hasNext: read > limit, stored: Number(status[2]), more: status[1] === '1' };
+function servedPage([header, lines, ids, summaries, states]: z.infer<typeof scriptAnswer>, after: number, limit: number): ServedPage {
+  const rows = lines.slice(0, limit).map((line, i): RecommendationRow => {
+    const rank = after + i + 1;
+    try {
+      const [candidate_id, kind, reason_chain_id, reason_subject] = decodeServedEntry(line);
+      return { rank, candidate_id, reason_kind: REASON_KINDS[kind - 1]!, reason_chain_id, reason_subject };
+    } catch (error) {
+      throw new Error(`malformed entry at rank ${rank}`, { cause: error });
+    }
+  });
+  const profiles: ProfileNames = new Map();
+  ids.forEach((id, i) => {
+    const summary = summaries[i];
+    if (summary === null || summary === undefined) return;
+    const [, name, avatar] = storedSummary.parse(JSON.parse(summary));
+    profiles.set(id, { name: name ?? '', avatar: avatar ?? '' });
+  });
+  // A follow state's low bit is `active` (shared/serving.ts, followState).
+  const following = new Set(rows.filter((_, i) => Number(states[i] ?? 0) % 2 === 1).map((r) => r.candidate_id));
+  const { more, stored } = decodeServedListHeader(header);
+  return { rows, profiles, following, hasNext: lines.length > limit, stored, more };
 }

@@ -11,10 +11,9 @@ import { createClickHouse } from '../shared/clickhouse/client.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createMetricsRegistry } from '../shared/metrics/metrics-registry.ts';
-import { openProcessContext } from '../shared/process-context.ts';
+import { openProcessContext } from '../shared/process/process-context.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
-import { applyApiHeapSettings } from './heap-settings.ts';
 import { createExpressServer } from './http-server.ts';
 import { answerRefusedRequests } from './refused-requests.ts';
 import { createCursorCodec, cursorSecret } from './cursor.ts';
@@ -42,8 +41,8 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
   // No auto-pipelining: each command leaves when it is issued, so Redis works on the first
   // requests of an event-loop turn while the API still handles the rest. Held back for one
-  // write per turn, the API and Redis took turns idling (bench:api, docs/benchmarks.md:
-  // 0.43-0.45 of bare with it, 0.48-0.53 without).
+  // write per turn, the API and Redis took turns idling (bench:api, 2026-11-25, in
+  // docs/benchmarks.md's git history: 0.43-0.45 of bare with it, 0.48-0.53 without).
   const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: false });
   // Connection errors surface in the requests that need Redis (as 503); one log line per
   // outage is enough, not one per reconnect attempt.
@@ -98,7 +97,6 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
 }
 
 export async function startApi(config: Config, logger: Logger, port = config.API_PORT): Promise<RunningApi> {
-  applyApiHeapSettings();
   const deps = await createApiDeps(config, logger);
   const server = createExpressServer(createApp(deps));
   answerRefusedRequests(server, logger);
@@ -139,7 +137,7 @@ function stopAccepting(server: Server): Promise<void> {
   });
 }
 
-/** Entry point: `node --import tsx api/server.ts`. */
+/** Entry point: `npm run api` (node with the API's V8 flags, pipeline/cli/start.command.ts API_NODE_FLAGS). */
 export async function main(): Promise<void> {
   const context = await openProcessContext({ name: 'api' });
   context.shutdown.exitOnSignals();

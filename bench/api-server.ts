@@ -7,7 +7,7 @@
 import { pino } from 'pino';
 import { parseConfig } from '../shared/config.ts';
 import { startApi } from '../api/server.ts';
-import { serveUnderBench } from './server-process-child.ts';
+import { serveUnderBench } from './server-process.ts';
 
 export interface ApiServerOptions {
   /** Raw settings, as parseConfig takes them from the environment. */

@@ -1,56 +1,27 @@
 /**
- * npm run bench:api: requests/s and latency of the API's read endpoints, served from a
- * private local stack holding a generated world, side by side with a bare Express app
- * answering a fixed page of the same size (the baseline, served with `app.listen` as Express
- * usually is), as ratios. Targets:
+ * npm run bench:api: requests/s of the API's read endpoints against a bare Express app
+ * answering the same page (the baseline, served with `app.listen` as Express usually is),
+ * in the same run, on a private local stack holding a generated world. Targets:
  *
  *   recommend req/s / bare req/s >= 0.50     recommend p99 at half its own peak < 20 ms
+ *   tag p50 with a warm cache, one request at a time < 5 ms
  *
- * The same bare app also runs on the API's own HTTP server (api/http-server.ts, which spares
- * Express a per-request prototype change), at peak in every round, and its ratio is printed
- * beside the target's: how much of recommend's margin that server gives it.
- *
- * Each endpoint: a 3 s warm-up, then peak throughput for BENCH_DURATION seconds with
- * BENCH_CONNECTIONS connections (autocannon, no pipelining); then bare, recommend and tag
- * again at half of their own measured peak, evenly spaced (bench/paced-load.ts, open loop,
- * at most BENCH_CONNECTIONS in flight, after the same warm-up), for their latency under a
- * load they can carry. Bare and recommend run in BENCH_ROUNDS rounds, back to back within
- * each: first their peaks, then both at half of their median peak; the verdicts take the
- * median round: this machine's speed drifts by tens of percent within a minute. Each
- * half-peak run also reports its CPU per request (requests one at a time cost more than at
- * peak, where many in flight share wake-ups) and what might explain its tail: the server's
- * GC and event-loop delay, the load generator's own stalls, Redis's latency monitor and its
- * slowest commands, and the server's 100 ms windows around the slowest stretches, with the
- * whole machine's busy and stolen (hypervisor) shares. BENCH_CPU_PROFILE=<file> writes the
- * CPU profile of recommend's first peak run, and <file>.bare that of the baseline's, to
- * compare where each spends its time; <file>.half and <file>.bare.half are those of their
- * first half-peak runs.
+ * Bare and recommend run in BENCH_ROUNDS rounds, back to back within each (this machine's
+ * speed drifts by tens of percent within a minute): first their peaks (autocannon,
+ * BENCH_CONNECTIONS connections), then both at half their median peak, requests evenly spaced
+ * (bench/paced-load.ts, open loop: latency counts from when a request was due). The verdicts
+ * take the median round. The same bare app on the API's own HTTP server (api/http-server.ts)
+ * is measured too, for how much of recommend's margin that server gives it (no target).
+ * Each server runs in a child process of its own with the API's V8 flags
+ * (bench/server-process.ts). The load generator, the servers, ClickHouse and Redis share the
+ * machine's cores: compare ratios, not req/s.
  *
  *   BENCH_PROFILES=100000  BENCH_DURATION=10  BENCH_CONNECTIONS=32  BENCH_TOKENS=1000  BENCH_ROUNDS=3
  *   BENCH_ENDPOINTS=bare,recommend,sbt,healthz,tag (which to load; bare and recommend always)
- *   BENCH_COMPARE=<another checkout of this repository, with its node_modules>: its API too,
- *   on the same stack and world, as a third target in every round, to measure a change
- *   against the code before it under the same drift of the machine
- *   BENCH_COMPARE_SAME_RATE=1: the compared API's half-peak runs at this checkout's
- *   half-peak rate instead of half its own peak (latency under the same load)
- *   BENCH_SERVER_NODE_FLAGS="" (Node flags of both server processes; none by default:
- *   --single-threaded-gc and larger young generations were tried and did not help the tail,
- *   docs/benchmarks.md "Servers in child processes")
- *
- * Each server runs in a child process of its own (bench/api-server.ts, bench/bare-server.ts,
- * started by bench/server-process.ts), with the same Node flags: a small, clean heap each,
- * not the heap of this process, which generated and ingested the world, and no share in
- * this process's GC pauses. This process does the world, the snapshot and the serving copy,
- * and runs the load generators in worker threads. CPU per request is that of the server's
- * process (read from /proc), of this process (the load generator) and of Redis.
- *
- * The load generator, the servers, ClickHouse and Redis share the machine's cores: the
- * numbers compare endpoints with each other, they are not a capacity plan.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -69,15 +40,13 @@ import { runIngest } from '../pipeline/ingest/ingest-run.ts';
 import { publishLists } from '../pipeline/serving/list-publisher.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
 import { createServingWriter } from '../pipeline/serving/serving-writer.ts';
+import { API_NODE_FLAGS } from '../pipeline/cli/start.command.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
-import { formatCpu, startCpuMeter } from './cpu-meter.ts';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
 import type { ApiServerOptions } from './api-server.ts';
 import type { BareServerOptions } from './bare-server.ts';
-import { formatRedisStalls, settlePersistence, watchRedisStalls } from './redis-stalls.ts';
-import type { ServerWindow } from './server-process-messages.ts';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { startServerProcess } from './server-process.ts';
 import { benchNetworkKey, measureOneAtATime, prepareTagRequests, prewarmTags, TAG_DOMAINS, tagVerdict } from './tag-bench.ts';
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
@@ -86,18 +55,12 @@ const WARMUP = 3;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Callers whose tokens the recommend requests rotate over. */
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 1_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'bare,recommend,sbt,healthz,tag').split(',').map((e) => e.trim()));
 const RECOMMENDATIONS_PER_PROFILE = 50;
 const PAGE = 20;
 const SNAPSHOT_ID = 1;
 const KINDS: KindName[] = ['profiles', 'follows', 'sbt-mints'];
-/** Which endpoints to load besides bare and recommend, for quicker rounds while profiling. */
-const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'bare,recommend,sbt,healthz,tag').split(',').map((e) => e.trim()));
-/** Node flags of both server processes, the same for the baseline and the API (see the header). */
-const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-/** Rounds of bare and recommend, back to back; the verdicts take the median (see the load). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const COMPARE = process.env.BENCH_COMPARE ? path.resolve(process.env.BENCH_COMPARE) : undefined;
-const COMPARE_SAME_RATE = process.env.BENCH_COMPARE_SAME_RATE === '1';
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 20;
 
@@ -125,7 +88,7 @@ try {
   const ch = createClickHouse(config);
   shutdown.add('clickhouse client', () => ch.close());
 
-  // --- the world, through the real pipeline ---------------------------------------------
+  // --- the world, through the real pipeline; a snapshot and its serving copy ----------------
   log(`[${elapsed()}] generating ${KINDS.join(', ')} for ${PROFILES} profiles ...`);
   const worldDir = path.join(work, 'world');
   const manifest = await generateWorld({ profiles: PROFILES, seed: 7, outDir: worldDir, kinds: KINDS });
@@ -150,10 +113,10 @@ try {
   log(`[${elapsed()}] snapshot ${SNAPSHOT_ID} ready: ${RECOMMENDATIONS_PER_PROFILE} recommendations for each of ${profileCount} profiles`);
   const published = await publishServingCopy(config, ch);
   log(`[${elapsed()}] serving copy in Redis: ${published} lists, as the nightly run's bucket jobs publish them`);
-  const parts = await settleMerges(ch);
-  log(`[${elapsed()}] background merges done; active parts: ${parts}`);
+  log(`[${elapsed()}] background merges done; active parts: ${await settleMerges(ch)}`);
+  await settleRedisPersistence(stack.redisUrl);
 
-  // --- callers: an API key that is never rate-limited, and unified tokens ----------------
+  // --- callers: an API key that is never rate-limited, and unified tokens -------------------
   const now = Math.floor(Date.now() / 1000);
   await ch.insert('api_keys', [
     {
@@ -182,286 +145,121 @@ try {
   ).map((r) => r.owner);
   if (tokens.length === 0 || holders.length === 0) throw new Error('no callers or no SBT holders to benchmark with');
 
-  // --- the servers -----------------------------------------------------------------------
-  const api = await startServerProcess(new URL('./api-server.ts', import.meta.url), SERVER_NODE_FLAGS, { env: configEnv } satisfies ApiServerOptions);
+  // --- the servers: the API, and the baseline answering a real recommend page ---------------
+  const api = await startServerProcess(new URL('./api-server.ts', import.meta.url), API_NODE_FLAGS, { env: configEnv } satisfies ApiServerOptions);
   shutdown.add('api process', () => api.stop());
   const apiUrl = `http://127.0.0.1:${api.port}`;
   const auth = { ApiKey: apiKey.key };
-  const bareTarget = newTarget({
-    key: 'bare',
-    name: 'bare express',
-    url: '', // set below, once the page it serves is known
-    server: api, // likewise
-    requests: [{ method: 'GET', path: '/' }],
-    profileSuffix: '.bare',
-  });
-  // The same baseline on the API's own HTTP server: not a target, a measure of how much of
-  // recommend's margin over bare comes from that server (api/http-server.ts).
-  const bareOnApiServerTarget = newTarget({
-    key: 'bare-api-server',
-    name: "bare express, API's server",
-    url: '', // set below, with the baseline's
-    server: api, // likewise
-    requests: [{ method: 'GET', path: '/' }],
-  });
-  const recommendTarget = newTarget({
-    key: 'recommend',
-    name: `GET /api/v1/recommend?limit=${PAGE}`,
-    url: apiUrl,
-    server: api,
-    requests: tokens.map((token) => ({
-      method: 'GET',
-      path: `/api/v1/recommend?limit=${PAGE}`,
-      headers: { ...auth, Authorization: `Bearer ${token}` },
-    })),
-    profileSuffix: '',
-  });
-  const tagTarget = newTarget({ key: 'tag', name: 'GET /api/v1/tag (warm cache)', url: apiUrl, server: api, requests: tagRequests.warm });
-  const everyTarget: Target[] = [
-    bareTarget,
-    bareOnApiServerTarget,
-    recommendTarget,
-    newTarget({
-      key: 'sbt',
-      name: 'GET /api/v1/sbt/list?address=',
-      url: apiUrl,
-      server: api,
-      requests: holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })),
-    }),
-    newTarget({ key: 'healthz', name: 'GET /healthz', url: apiUrl, server: api, requests: [{ method: 'GET', path: '/healthz' }] }),
-    tagTarget,
-  ];
-  const inEveryRound = [bareTarget, bareOnApiServerTarget, recommendTarget];
-  const targets = everyTarget.filter((t) => inEveryRound.includes(t) || ENDPOINTS.has(t.key));
-  const compareTarget = COMPARE ? await comparedApi(COMPARE, configEnv, recommendTarget) : undefined;
-  if (compareTarget) {
-    shutdown.add('compared api process', () => compareTarget.server.stop());
-    targets.splice(3, 0, compareTarget);
-  }
-  /** The targets of every round; all but the second baseline also run at half their peak. */
-  const paired = [...inEveryRound, ...(compareTarget ? [compareTarget] : [])];
-  const pairedAtHalf = paired.filter((t) => t !== bareOnApiServerTarget);
-  const loadTags = targets.includes(tagTarget);
-
-  // A real recommend page, served verbatim by the baseline: the same bytes to encode and send.
-  const page = await call(recommendTarget, 0);
+  const recommend = target(`GET /api/v1/recommend?limit=${PAGE}`, apiUrl, tokens.map((token) => ({ method: 'GET', path: `/api/v1/recommend?limit=${PAGE}`, headers: { ...auth, Authorization: `Bearer ${token}` } })));
+  const page = await call(recommend, 0);
   if (page.status !== 200 || (page.body as { data?: { list?: unknown[] } }).data?.list?.length !== PAGE) {
     throw new Error(`recommend does not answer a full page: ${page.status} ${page.text.slice(0, 500)}`);
   }
-  const bare = await startServerProcess(new URL('./bare-server.ts', import.meta.url), SERVER_NODE_FLAGS, { page: page.body, hosting: 'listen' } satisfies BareServerOptions);
-  shutdown.add('bare express process', () => bare.stop());
-  bareTarget.url = `http://127.0.0.1:${bare.port}`;
-  bareTarget.server = bare;
-  const bareOnApiServer = await startServerProcess(new URL('./bare-server.ts', import.meta.url), SERVER_NODE_FLAGS, {
-    page: page.body,
-    hosting: 'api-server',
-  } satisfies BareServerOptions);
-  shutdown.add("bare express on the API's server process", () => bareOnApiServer.stop());
-  bareOnApiServerTarget.url = `http://127.0.0.1:${bareOnApiServer.port}`;
-  bareOnApiServerTarget.server = bareOnApiServer;
-  for (const target of targets) {
-    const answer = await call(target, 0);
-    if (answer.status !== 200) throw new Error(`${target.name}: ${answer.status} ${answer.text.slice(0, 500)}`);
-    target.bytes = answer.text.length;
+  const bareServer = async (hosting: BareServerOptions['hosting']) => {
+    const server = await startServerProcess(new URL('./bare-server.ts', import.meta.url), API_NODE_FLAGS, { page: page.body, hosting } satisfies BareServerOptions);
+    shutdown.add(`bare express (${hosting})`, () => server.stop());
+    return `http://127.0.0.1:${server.port}`;
+  };
+  const bare = target('bare express', await bareServer('listen'), [{ method: 'GET', path: '/' }]);
+  const bareOnApiServer = target("bare express, API's server", await bareServer('api-server'), [{ method: 'GET', path: '/' }]);
+  const tag = target('GET /api/v1/tag (warm cache)', apiUrl, tagRequests.warm);
+  const others = [
+    ...(ENDPOINTS.has('sbt') ? [target('GET /api/v1/sbt/list?address=', apiUrl, holders.map((holder) => ({ method: 'GET', path: `/api/v1/sbt/list?address=${holder}`, headers: auth })))] : []),
+    ...(ENDPOINTS.has('healthz') ? [target('GET /healthz', apiUrl, [{ method: 'GET', path: '/healthz' }])] : []),
+    ...(ENDPOINTS.has('tag') ? [tag] : []),
+  ];
+  const targets = [bare, bareOnApiServer, recommend, ...others];
+  for (const t of targets) {
+    const answer = await call(t, 0);
+    if (answer.status !== 200) throw new Error(`${t.name}: ${answer.status} ${answer.text.slice(0, 500)}`);
+    t.bytes = answer.text.length;
   }
 
-  // --- the load --------------------------------------------------------------------------
-  // Reads Redis's own CPU counters between runs (INFO cpu), never during one.
-  const cpuRedis = new Redis(stack.redisUrl, { lazyConnect: false });
-  shutdown.add('cpu meter redis client', async () => void (await cpuRedis.quit()));
-  if (loadTags) await prewarmTags(apiUrl, tagRequests.warm);
-  log(`[${elapsed()}] Redis's AOF rewrite after loading the serving copy: waited ${((await settlePersistence(cpuRedis)) / 1000).toFixed(1)} s for it to end`);
-  log('');
-  log(`load: autocannon in a worker thread, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run`);
-  log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), shared by the load generator, the API and the baseline`);
-  log(`         (each in a child process of its own, one at a time under load), ClickHouse and Redis: numbers are relative`);
-  log(`server processes: ${['node', '--import', 'tsx', ...SERVER_NODE_FLAGS].join(' ')} <entry> (the same flags for both)`);
-  const heaps = await Promise.all([api, bare].map(async (s) => Math.round((await s.memoryUsage()).heapUsed / 1e6)));
-  log(`heap used before the load: API process ${heaps[0]} MB, baseline process ${heaps[1]} MB, bench process ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB`);
-  log('');
-  let broken = 0;
-  /** A peak run: as fast as it goes, after a warm-up; the target's first is CPU-profiled (BENCH_CPU_PROFILE). */
-  const peakRun = async (target: Target) => {
-    await load(target, WARMUP);
-    const profiling = target.peaks.length === 0 ? await startCpuProfile(target, 'peak') : undefined;
-    const meter = await startCpuMeter(cpuRedis, target.server);
-    const peak = await load(target, DURATION);
-    const cpu = await meter.stop(peak.requests.total);
-    await profiling?.stop();
-    broken += await reportFailures(target, peak);
-    log(`[${elapsed()}] ${target.name}: ${Math.round(peak.requests.average)} req/s, p50 ${peak.latency.p50} ms, p99 ${peak.latency.p99} ms`);
-    log(`         ${formatCpu(cpu)}`);
-    target.peaks.push(peak);
+  // --- the load -----------------------------------------------------------------------------
+  if (others.includes(tag)) await prewarmTags(apiUrl, tagRequests.warm);
+  let failed = 0;
+  const peakRun = async (t: Target) => {
+    await load(t, WARMUP);
+    const peak = await load(t, DURATION);
+    failed += peak.non2xx + peak.errors + peak.timeouts;
+    log(`[${elapsed()}] ${t.name}: ${Math.round(peak.requests.average)} req/s, p50 ${peak.latency.p50} ms, p99 ${peak.latency.p99} ms`);
+    t.peaks.push(peak);
   };
-  /** A run at half of `peak`'s rate, evenly spaced, after a warm-up at that rate. */
-  const halfPeakRun = async (target: Target, peak: autocannon.Result) => {
-    const rate = Math.max(1, Math.floor(peak.requests.average / 2));
-    // Warmed up like the peak run: after a minute without traffic, the callers' verified
-    // tokens have left the API's memo, and the first second would measure 1,000 ES256
-    // checks (a restart), not the steady state.
-    await paced(target, WARMUP, rate);
-    const pauses = await target.server.watchPauses();
-    const redisStalls = await watchRedisStalls(cpuRedis);
-    const profiling = target.halves.length === 0 ? await startCpuProfile(target, 'half') : undefined;
-    const meter = await startCpuMeter(cpuRedis, target.server);
-    const half = await paced(target, DURATION, rate);
-    const cpu = await meter.stop(half.sent);
-    await profiling?.stop();
-    const held = await pauses();
-    const redisHeld = await redisStalls();
-    broken += await reportFailures(target, { non2xx: half.non2xx, errors: half.errors, timeouts: 0 });
-    log(`[${elapsed()}] ${target.name} at ${rate} req/s: p50 ${half.latency.p50} ms, p99 ${half.latency.p99} ms`);
-    log(`         ${formatCpu(cpu)}`);
-    log(
-      `         server process: ${held.gcCount} GC pauses, ${held.gcTotalMs} ms in all, longest ${held.gcMaxMs} ms${held.gcMaxKind ? ` (${held.gcMaxKind})` : ''}` +
-        `${held.gcMajorCount === undefined ? '' : `, mark-compact ${held.gcMajorCount} for ${held.gcMajorMs} ms`}; ` +
-        `event-loop delay p99 ${held.loopDelayP99Ms} ms, max ${held.loopDelayMaxMs} ms`,
-    );
-    log(
-      `         load generator: ${half.generator.gcCount} GC pauses, ${half.generator.gcTotalMs} ms in all, longest ${half.generator.gcMaxMs} ms; ` +
-        `its 1 ms tick ran at worst ${half.generator.tickLateMaxMs} ms late`,
-    );
-    log(`         ${formatRedisStalls(redisHeld)}`);
-    const stretches = half.slowestStretches.map((s) => `${s.atSeconds} s (${s.slow} over ${TARGET_P99_MS} ms, max ${s.maxMs} ms)`);
-    log(`         slowest 100 ms stretches of the run: ${stretches.join(', ')}`);
-    for (const line of serverDuringSlowStretches(half, held.windows ?? [])) log(`           ${line}`);
-    target.halves.push(half);
+  const halfPeakRun = async (t: Target) => {
+    const rate = Math.max(1, Math.floor(t.peaks[medianIndex(t.peaks.map((p) => p.requests.average))]!.requests.average / 2));
+    // Warmed up at that rate like the peak run: the callers' verified tokens are memoized.
+    await paced(t, WARMUP, rate);
+    const half = await paced(t, DURATION, rate);
+    failed += half.non2xx + half.errors;
+    log(`[${elapsed()}] ${t.name} at ${rate} req/s: p50 ${half.latency.p50} ms, p99 ${half.latency.p99} ms`);
+    t.halves.push(half);
   };
-
-  // The targets' ratio is taken round by round, each round running the baseline and
-  // recommend back to back: this machine's speed drifts by tens of percent within a minute
-  // (other tenants), and runs minutes apart would compare two different machines.
   for (let round = 1; round <= ROUNDS; round++) {
     log(`peak round ${round} of ${ROUNDS}`);
-    for (const target of paired) await peakRun(target);
+    for (const t of [bare, bareOnApiServer, recommend]) await peakRun(t);
   }
-  // Then each at half of its median peak, in rounds too: half of a single peak run caught in
-  // a fast minute is a rate the machine cannot hold in a slow one (and the other way round).
   for (let round = 1; round <= ROUNDS; round++) {
     log(`half-peak round ${round} of ${ROUNDS}`);
-    for (const target of pairedAtHalf) {
-      // BENCH_COMPARE_SAME_RATE: the compared API at this checkout's half-peak rate, to compare latency under the same load.
-      const pacer = COMPARE_SAME_RATE && target === compareTarget ? recommendTarget : target;
-      await halfPeakRun(target, pacer.peaks[medianIndex(pacer.peaks.map((p) => p.requests.average))]!);
-    }
+    for (const t of [bare, recommend]) await halfPeakRun(t);
   }
-  for (const target of targets.filter((t) => !paired.includes(t))) await peakRun(target);
+  for (const t of others) await peakRun(t);
+  const loadTags = others.includes(tag);
   const coldTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.cold, 40) : undefined;
   const warmTags = loadTags ? await measureOneAtATime(apiUrl, tagRequests.warm, 1_000) : undefined;
-  if (loadTags) await halfPeakRun(tagTarget, tagTarget.peaks[0]!);
 
-  // --- the report ------------------------------------------------------------------------
-  log('');
-  log(`soulgraph API benchmark: ${profileCount} profiles, ${RECOMMENDATIONS_PER_PROFILE} recommendations each, ${tokens.length} callers, ${holders.length} SBT holders`);
-  log(`load generator and servers share ${os.cpus().length} cores; ${CONNECTIONS} connections, pipelining 1, ${DURATION} s per run after a ${WARMUP} s warm-up`);
-  log('');
-  const ratios = bareTarget.peaks.map((bare, i) => recommendTarget.peaks[i]!.requests.average / bare.requests.average);
+  // --- the report ---------------------------------------------------------------------------
+  const ratios = bare.peaks.map((b, i) => recommend.peaks[i]!.requests.average / b.requests.average);
+  const onApiServer = bareOnApiServer.peaks.map((b, i) => recommend.peaks[i]!.requests.average / b.requests.average);
   const medianRound = medianIndex(ratios);
-  const header = ['endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'half-peak req/s', 'p50 ms @half', 'p99 ms @half', 'non-2xx'];
+  const p99s = recommend.halves.map((h) => h.latency.p99);
+  const p99 = p99s[medianIndex(p99s)]!;
+  log('');
+  log(`soulgraph API benchmark: ${profileCount} profiles, ${RECOMMENDATIONS_PER_PROFILE} recommendations each, ${tokens.length} callers`);
+  log(`${os.cpus().length} cores shared by the load generator, the servers, ClickHouse and Redis; ${CONNECTIONS} connections, ${DURATION} s per run after ${WARMUP} s of warm-up`);
+  log('');
   const rows = targets.map((t) => {
-    // The round with the median ratio stands for bare and recommend; the others ran once.
     const peak = t.peaks[t.peaks.length > 1 ? medianRound : 0]!;
     const half = t.halves.length > 0 ? t.halves[medianIndex(t.halves.map((h) => h.latency.p99))] : undefined;
-    const failed = [...t.peaks, ...t.halves].reduce((n, r) => n + r.non2xx + r.errors, 0);
-    return [
-      t.name,
-      String(t.bytes ?? ''),
-      String(Math.round(peak.requests.average)),
-      String(peak.latency.p50),
-      String(peak.latency.p99),
-      half ? String(half.achievedRate) : '-',
-      half ? String(half.latency.p50) : '-',
-      half ? String(half.latency.p99) : '-',
-      String(failed),
-    ];
+    return [t.name, String(t.bytes), String(Math.round(peak.requests.average)), String(peak.latency.p99), half ? String(half.achievedRate) : '-', half ? String(half.latency.p99) : '-'];
   });
-  for (const line of table([header, ...rows])) log(line);
+  for (const line of table([['endpoint', 'bytes', 'req/s', 'p99 ms', 'half-peak req/s', 'p99 ms @half'], ...rows])) log(line);
   log('');
-  log(`bare and recommend, round by round (the table above shows round ${medianRound + 1}'s peaks, the median ratio, and each one's median half-peak run):`);
-  const ratiosOnApiServer = bareOnApiServerTarget.peaks.map((bare, i) => recommendTarget.peaks[i]!.requests.average / bare.requests.average);
-  const roundRows = ratios.map((ratio, i) => [
-    String(i + 1),
-    String(Math.round(bareTarget.peaks[i]!.requests.average)),
-    String(Math.round(recommendTarget.peaks[i]!.requests.average)),
-    ratio.toFixed(3),
-    String(bareTarget.halves[i]!.latency.p99),
-    String(recommendTarget.halves[i]!.latency.p99),
-    String(Math.round(bareOnApiServerTarget.peaks[i]!.requests.average)),
-    ratiosOnApiServer[i]!.toFixed(3),
-  ]);
-  const roundHeader = ['round', 'bare req/s', 'recommend req/s', 'ratio', 'bare p99 ms @half', 'recommend p99 ms @half', "bare on API's server req/s", 'ratio to it'];
-  for (const line of table([roundHeader, ...roundRows])) log(`  ${line}`);
-  if (compareTarget) {
-    const compared = compareTarget.peaks.map((peak, i) => [
-      String(i + 1),
-      (recommendTarget.peaks[i]!.requests.average / peak.requests.average).toFixed(3),
-      (peak.requests.average / bareTarget.peaks[i]!.requests.average).toFixed(3),
-      String(compareTarget.halves[i]!.latency.p99),
-    ]);
-    log('');
-    log(`this checkout's recommend against ${COMPARE}'s, round by round:`);
-    for (const line of table([['round', 'req/s, this / compared', 'compared / bare', 'compared p99 ms @half'], ...compared])) log(`  ${line}`);
-  }
-  log('');
-  const ratio = ratios[medianRound]!;
-  const p99s = recommendTarget.halves.map((h) => h.latency.p99);
-  const p99 = p99s[medianIndex(p99s)]!;
-  const over = ROUNDS > 1 ? `median of ${ROUNDS} rounds` : 'one round';
-  log(`recommend req/s / bare req/s          ${ratio.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}  (${over})`);
-  log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}  (${over})`);
-  log(
-    `(against bare Express on the API's own HTTP server, api/http-server.ts: ${ratiosOnApiServer[medianRound]!.toFixed(3)} in the same round; ` +
-      'no target, see docs/benchmarks.md)',
-  );
+  log(`recommend / bare by round: ${ratios.map((r) => r.toFixed(3)).join(', ')}; recommend / bare on the API's server: ${onApiServer.map((r) => r.toFixed(3)).join(', ')}`);
+  log(`recommend req/s / bare req/s          ${ratios[medianRound]!.toFixed(3)}   target >= ${TARGET_RATIO.toFixed(2)}  ${ratios[medianRound]! >= TARGET_RATIO ? 'MET' : 'NOT MET'}  (median of ${ROUNDS} rounds)`);
+  log(`recommend p99 at half its peak        ${p99} ms   target < ${TARGET_P99_MS} ms  ${p99 < TARGET_P99_MS ? 'MET' : 'NOT MET'}  (median of ${ROUNDS} rounds)`);
   if (warmTags && coldTags) for (const line of tagVerdict(warmTags, coldTags)) log(line);
-  log('(at half peak: requests evenly spaced at that rate, each latency measured from when the request was due)');
-  if (broken > 0) {
-    log('');
-    log(`INVALID: ${broken} requests failed (see above); the numbers above do not measure a working API`);
+  log(`reproduce: BENCH_PROFILES=${PROFILES} BENCH_ROUNDS=${ROUNDS} BENCH_DURATION=${DURATION} BENCH_CONNECTIONS=${CONNECTIONS} npm run bench:api`);
+  if (failed > 0) {
+    log(`INVALID: ${failed} requests failed; the numbers above do not measure a working API`);
     process.exitCode = 1;
   }
 } finally {
   await shutdown.run();
 }
 
-/**
- * BENCH_CPU_PROFILE=<file>: the CPU profile of the server process's main thread during a
- * run (taken by the server process itself, bench/server-process-child.ts), for Chrome
- * DevTools or speedscope, as <file><profileSuffix>, plus `.half` for a half-peak run.
- * Targets without a profileSuffix are not profiled.
- */
-async function startCpuProfile(target: Target, run: 'peak' | 'half'): Promise<{ stop(): Promise<void> } | undefined> {
-  const base = process.env.BENCH_CPU_PROFILE;
-  if (!base || target.profileSuffix === undefined) return undefined;
-  const file = path.resolve(`${base}${target.profileSuffix}${run === 'half' ? '.half' : ''}`);
-  await target.server.startCpuProfile();
-  return {
-    async stop() {
-      await target.server.stopCpuProfile(file);
-      log(`CPU profile of a ${run === 'half' ? 'half-peak' : 'peak'} run of ${target.name}: ${file}`);
-    },
-  };
-}
-
 interface Target {
-  /** Its name in BENCH_ENDPOINTS. */
-  key: string;
   name: string;
   url: string;
-  /** The process serving it. */
-  server: ServerProcess;
   requests: autocannon.Request[];
-  /** Names its CPU profiles under BENCH_CPU_PROFILE; none without. */
-  profileSuffix?: string;
   bytes?: number;
-  /** Its peak runs, one per round for bare and recommend. */
   peaks: autocannon.Result[];
   halves: PacedLoadResult[];
 }
 
-/** A target with no runs yet. */
-function newTarget(fields: Omit<Target, 'peaks' | 'halves'>): Target {
-  return { ...fields, peaks: [], halves: [] };
+function target(name: string, url: string, requests: autocannon.Request[]): Target {
+  return { name, url, requests, peaks: [], halves: [] };
+}
+
+/** Redis rewrites its append-only file after the serving copy is loaded; measuring during that rewrite would charge it to whichever run comes first. */
+async function settleRedisPersistence(url: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    while (/aof_rewrite_in_progress:1|aof_rewrite_scheduled:1|rdb_bgsave_in_progress:1/.test(await redis.info('persistence'))) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** What the nightly run's bucket and mirror jobs do after writing a snapshot (pipeline/materialize/materialize-steps.ts). */
@@ -582,22 +380,7 @@ function load(target: Target, seconds: number): Promise<autocannon.Result> {
 
 /** The same target at a fixed rate, evenly spaced (bench/paced-load.ts). */
 function paced(target: Target, seconds: number, rate: number): Promise<PacedLoadResult> {
-  return pacedLoad({ url: target.url, requests: target.requests, rate, seconds, sockets: CONNECTIONS, slowMs: TARGET_P99_MS });
-}
-
-/** Non-2xx answers and socket errors of a run, with a sample answer; returns how many. */
-async function reportFailures(target: Target, result: Pick<autocannon.Result, 'non2xx' | 'errors' | 'timeouts'> & Partial<Pick<autocannon.Result, 'statusCodeStats'>>): Promise<number> {
-  const failures = result.non2xx + result.errors + result.timeouts;
-  if (failures === 0) return 0;
-  log(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts; status codes ${JSON.stringify(result.statusCodeStats ?? {})}`);
-  for (let i = 0; i < Math.min(target.requests.length, 50); i++) {
-    const answer = await call(target, i);
-    if (answer.status < 200 || answer.status >= 300) {
-      log(`  sample: ${answer.status} ${answer.text.slice(0, 500)}`);
-      break;
-    }
-  }
-  return failures;
+  return pacedLoad({ url: target.url, requests: target.requests, rate, seconds, sockets: CONNECTIONS });
 }
 
 /** Request `index` of the target, once, with fetch. */
@@ -625,29 +408,4 @@ function table(rows: string[][]): string[] {
 function medianIndex(values: number[]): number {
   const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
   return order[Math.floor((order.length - 1) / 2)]![1];
-}
-
-/**
- * What the server did around each of the run's slow stretches (from 200 ms before to 200 ms
- * after), 100 ms at a time: busy = event-loop utilization, cpu = its process's share of a
- * core, gc = GC pause ms, late = how late its 100 ms timer fired. A busy loop means the
- * server had more to do than it could; a late timer with an idle loop and little CPU means
- * it was not given a core.
- */
-function serverDuringSlowStretches(half: PacedLoadResult, windows: ServerWindow[]): string[] {
-  return half.slowestStretches
-    .filter((stretch) => stretch.slow > 0)
-    .map((stretch) => {
-      const from = half.startedAtEpochMs + stretch.atSeconds * 1000;
-      const around = windows.filter((w) => w.endEpochMs > from - 200 && w.endEpochMs <= from + 300);
-      const shown = around.map((w) => `${w.busyPct}/${w.cpuPct}/${w.gcMs}/${w.lateMs}/${w.machineBusyPct ?? '-'}/${w.machineStealPct ?? '-'}`).join('  ');
-      return `at ${stretch.atSeconds} s, server busy%/cpu%/gc ms/late ms, machine busy%/steal% per 100 ms: ${shown}`;
-    });
-}
-
-/** BENCH_COMPARE: the API of another checkout, on the same stack, answering recommend's requests. */
-async function comparedApi(checkout: string, env: Record<string, string>, recommend: Target): Promise<Target> {
-  const entry = pathToFileURL(path.join(checkout, 'bench', 'api-server.ts'));
-  const server = await startServerProcess(entry, SERVER_NODE_FLAGS, { env } satisfies ApiServerOptions);
-  return newTarget({ key: 'compare', name: `recommend, ${path.basename(checkout)}`, url: `http://127.0.0.1:${server.port}`, server, requests: recommend.requests });
 }

@@ -7,14 +7,13 @@
  * Two ways to host it: `listen`, Express as it is usually served (`app.listen`), the
  * baseline of the ratio target; and `api-server`, on the HTTP server the API runs on
  * (api/http-server.ts), which spares Express its per-request prototype change, to show how
- * much of the API's margin over the first comes from that. Both use the API's heap settings
- * (api/heap-settings.ts).
+ * much of the API's margin over the first comes from that. Both run with the API's V8 flags
+ * (bench/server-process.ts).
  */
 import type { Server } from 'node:http';
 import express from 'express';
-import { applyApiHeapSettings } from '../api/heap-settings.ts';
 import { createExpressServer } from '../api/http-server.ts';
-import { serveUnderBench } from './server-process-child.ts';
+import { serveUnderBench } from './server-process.ts';
 
 export interface BareServerOptions {
   page: unknown;
@@ -23,8 +22,6 @@ export interface BareServerOptions {
 
 serveUnderBench(async (options) => {
   const { page, hosting } = options as BareServerOptions;
-  // The API's own heap settings, which startApi applies: the same process setup for both.
-  applyApiHeapSettings();
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

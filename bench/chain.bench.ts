@@ -136,6 +136,7 @@ try {
   console.log(line('baseline: read only (JSON-RPC)', baselineSeconds, baselineLogs));
   console.log(line('pipeline: queue -> worker -> CH', pipelineSeconds, summary.logs));
   console.log(`ratio pipeline / baseline (blocks/s): ${(baselineSeconds / pipelineSeconds).toFixed(2)}`);
+  console.log(`reproduce: BENCH_BLOCKS=${blocks} npm run bench:chain`);
   console.log(`rows written: ${JSON.stringify(counts[0])}`);
   // The pipeline must have written what the chain holds (sent transactions the node dropped are not on it).
   console.log(`transactions on the chain (as read by the baseline): ${chainTransactions}; in ClickHouse: ${counts[0]!.transactions}${chainTransactions === counts[0]!.transactions ? '' : '  MISMATCH'}`);

@@ -63,7 +63,9 @@ try {
   console.log(`rows                     ${rows} transactions, median of ${RUNS} runs`);
   console.log(`clickhouse-client direct ${median(directTimes).toFixed(2)} s  ${Math.round(directRate)} rows/s`);
   console.log(`soulgraph pipeline       ${median(pipelineTimes).toFixed(2)} s  ${Math.round(pipelineRate)} rows/s  (chunks of ${CHUNK_ROWS}, ${WORKER_PROCESSES} worker processes)`);
-  console.log(`ratio pipeline/direct    ${(pipelineRate / directRate).toFixed(2)}  (target >= 0.50)`);
+  const ratio = pipelineRate / directRate;
+  console.log(`ratio pipeline/direct    ${ratio.toFixed(2)}  target >= 0.50  ${ratio >= 0.5 ? 'MET' : 'NOT MET'}`);
+  console.log(`reproduce: BENCH_PROFILES=${PROFILES} BENCH_RUNS=${RUNS} npm run bench:ingest`);
 } finally {
   await shutdown.run();
 }

@@ -15,7 +15,7 @@
  * the shared machine as it can.
  */
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { roundMs, watchGcPauses, type GcPauses } from './gc-pauses.ts';
+import * as hdr from 'hdr-histogram-js';
 import { RawConnection, serializeRequest, type RawRequest } from './raw-http-client.ts';
 
 export interface PacedLoadOptions {
@@ -27,8 +27,6 @@ export interface PacedLoadOptions {
   seconds: number;
   /** Most requests in flight at once (keep-alive sockets). */
   sockets: number;
-  /** A latency above this counts a request as slow in `slowestStretches` (default 20). */
-  slowMs?: number;
 }
 
 export interface PacedLoadResult {
@@ -40,20 +38,6 @@ export interface PacedLoadResult {
   errors: number;
   /** Milliseconds from when each request was due to its last byte. */
   latency: { p50: number; p90: number; p99: number; max: number };
-  /** The generator's own stalls, which its latencies include: its GC pauses, and how late its 1 ms tick ran at worst. */
-  generator: GcPauses & { tickLateMaxMs: number };
-  /** When the first request was due (ms since the epoch), to line the run up with other clocks. */
-  startedAtEpochMs: number;
-  /** The 100 ms stretches whose requests waited longest: where the tail comes from. */
-  slowestStretches: SlowStretch[];
-}
-
-export interface SlowStretch {
-  /** Seconds from the start of the run to the start of the stretch. */
-  atSeconds: number;
-  /** Requests due in it that took longer than `slowMs`. */
-  slow: number;
-  maxMs: number;
 }
 
 /** Runs the load in a worker thread and resolves with its result. */
@@ -78,7 +62,8 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   /** Requests due while every connection was busy, in order; each leaves on the next free one. */
   const waiting: number[] = [];
   const total = Math.round(options.rate * options.seconds);
-  const latencies = new Float64Array(total);
+  // Microseconds, to three significant digits.
+  const latencies = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
   let sent = 0;
   let answered = 0;
   let non2xx = 0;
@@ -87,18 +72,14 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   // keep-alive sockets already, and 32 connection set-ups in the first milliseconds were
   // a stall of the measurement's own making.
   await Promise.all(connections.map((connection) => connection.connect()));
-  const gc = watchGcPauses();
-  let tickLateMaxMs = 0;
-  let lastTick = performance.now();
   const start = performance.now();
-  const startedAtEpochMs = Math.round(performance.timeOrigin + start);
   const dueAt = (i: number) => start + (i * 1000) / options.rate;
 
   const sendOn = (connection: RawConnection, i: number) => {
     connection.send(requests[i % requests.length]!, ({ status }) => {
       if (status === 0) errors++;
       else if (status < 200 || status >= 300) non2xx++;
-      settle(i, dueAt(i));
+      settle(dueAt(i));
       const next = waiting.shift();
       if (next !== undefined) sendOn(connection, next);
     });
@@ -111,8 +92,8 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
 
   let done: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
-  const settle = (i: number, due: number) => {
-    latencies[i] = performance.now() - due;
+  const settle = (due: number) => {
+    latencies.recordValue(Math.round((performance.now() - due) * 1000));
     if (++answered === total) done();
   };
 
@@ -120,53 +101,22 @@ async function run(options: PacedLoadOptions): Promise<PacedLoadResult> {
   // those requests' latency still counts from when they were due.
   const ticker = setInterval(() => {
     const now = performance.now();
-    tickLateMaxMs = Math.max(tickLateMaxMs, now - lastTick - 1);
-    lastTick = now;
     while (sent < total && dueAt(sent) <= now) send(sent++);
     if (sent === total) clearInterval(ticker);
   }, 1);
   await finished;
   const elapsedSeconds = (performance.now() - start) / 1000;
   for (const connection of connections) connection.close();
-  const generatorGc = gc.stop();
-
-  const sorted = Array.from(latencies).sort((a, b) => a - b);
-  const at = (q: number) => roundMs(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+  const ms = (us: number) => Math.round(us / 100) / 10;
   return {
     rate: options.rate,
     sent,
     achievedRate: Math.round(answered / elapsedSeconds),
     non2xx,
     errors,
-    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: roundMs(sorted.at(-1) ?? 0) },
-    generator: { ...generatorGc, tickLateMaxMs: roundMs(tickLateMaxMs) },
-    startedAtEpochMs,
-    slowestStretches: slowestStretches(latencies, options.rate, options.slowMs ?? 20),
+    latency: { p50: ms(latencies.getValueAtPercentile(50)), p90: ms(latencies.getValueAtPercentile(90)), p99: ms(latencies.getValueAtPercentile(99)), max: ms(latencies.maxValue) },
   };
 }
-
-const STRETCH_SECONDS = 0.1;
-
-/** The five 100 ms stretches of due time with the longest waits, in the order they came. */
-function slowestStretches(latencies: Float64Array, rate: number, slowMs: number): SlowStretch[] {
-  const perStretch = Math.max(1, Math.round(rate * STRETCH_SECONDS));
-  const stretches: SlowStretch[] = [];
-  for (let from = 0; from < latencies.length; from += perStretch) {
-    let slow = 0;
-    let maxMs = 0;
-    for (let i = from; i < Math.min(from + perStretch, latencies.length); i++) {
-      const latency = latencies[i]!;
-      if (latency > slowMs) slow++;
-      if (latency > maxMs) maxMs = latency;
-    }
-    stretches.push({ atSeconds: roundMs(from / rate), slow, maxMs: roundMs(maxMs) });
-  }
-  return stretches
-    .sort((a, b) => b.maxMs - a.maxMs)
-    .slice(0, 5)
-    .sort((a, b) => a.atSeconds - b.atSeconds);
-}
-
 
 if (!isMainThread && parentPort) {
   parentPort.postMessage(await run(workerData as PacedLoadOptions));

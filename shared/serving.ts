@@ -2,7 +2,7 @@
  * The serving copy in Redis that answers GET /api/v1/recommend without a ClickHouse round
  * trip. ClickHouse stays the source of truth; the pipeline writes this copy, the API reads it.
  *
- *   <prefix>:serving:list:<snapshot>:<profileId>  string  the first SERVING_DEPTH recommendations (encodeServedList)
+ *   <prefix>:serving:list:v3:<snapshot>:<profileId>  string  the first SERVING_DEPTH recommendations (encodeServedList)
  *   <prefix>:serving:profiles                     hash    profileId -> [updatedAt, name, avatar]  (newest wins)
  *   <prefix>:serving:following:<profileId>        hash    followeeId -> updatedAt * 2 + active     (newest wins)
  *   <prefix>:serving:mirror-sync                  hash    the nightly re-sync's progress (pipeline/serving/mirror-sync-state.ts)
@@ -13,6 +13,7 @@
  * last re-sync; every row when Redis lost the mirror-sync hash, and once a week).
  */
 import { z } from 'zod';
+import { cell, tabSeparatedCells } from './clickhouse/tab-separated.ts';
 
 export interface ServingKeys {
   list(snapshotId: number, profileId: string): string;
@@ -21,23 +22,36 @@ export interface ServingKeys {
   readonly mirrorSync: string;
 }
 
+/**
+ * The stored lists' format (encodeServedList), part of their keys: a deployment that changes
+ * it reads none of the lists an older version stored (they expire with their TTL). Until the
+ * next nightly run republishes them, a caller whose list is missing gets it republished from
+ * the snapshot by the on-demand job (pipeline/materialize/cold-start.ts), as a new user does.
+ * v1 was JSON, one object per list; v2 JSON, one entry per line; v3 TabSeparated.
+ */
+export const SERVED_LIST_FORMAT = 'v3';
+
 export function servingKeys(queuePrefix: string): ServingKeys {
   const base = `${queuePrefix}:serving`;
   return {
-    list: (snapshotId, profileId) => `${base}:list:${snapshotId}:${profileId}`,
+    list: (snapshotId, profileId) => `${base}:list:${SERVED_LIST_FORMAT}:${snapshotId}:${profileId}`,
     profiles: `${base}:profiles`,
     following: (profileId) => `${base}:following:${profileId}`,
     mirrorSync: `${base}:mirror-sync`,
   };
 }
 
-/** One recommendation: [candidateId, reasonKind (1..4), reasonChainId, reasonSubject]. */
-export const servedEntrySchema = z.tuple([z.string(), z.number().int().min(1).max(4), z.number().int().min(0), z.string()]);
-export type ServedEntry = z.infer<typeof servedEntrySchema>;
+/** One recommendation: [candidateId, reasonKind (1..4, REASON_KINDS), reasonChainId, reasonSubject]. */
+export type ServedEntry = [candidateId: string, reasonKind: number, reasonChainId: number, reasonSubject: string];
+
+/** A stored entry line: a profile id (an identifier, shared/records/fields.ts), a kind 1-4, a chain id, then the subject (any text, escaped). */
+const storedEntryLine = z.string().regex(/^[A-Za-z0-9_.:@-]+\t[1-4]\t\d+\t[^\t]*$/, 'not a stored entry');
 
 /** A profile's list: its best entries in rank order, and whether ClickHouse holds more (`m` = 1). */
-export const servedListSchema = z.object({ m: z.union([z.literal(0), z.literal(1)]), e: z.array(servedEntrySchema) });
-export type ServedList = z.infer<typeof servedListSchema>;
+export interface ServedList {
+  m: 0 | 1;
+  e: ServedEntry[];
+}
 
 export const REASON_KINDS = ['social', 'counterparty', 'nft', 'friend_of_friend'] as const;
 export type ReasonKind = (typeof REASON_KINDS)[number];
@@ -48,25 +62,41 @@ export function followState(updatedAt: number, active: boolean): number {
 }
 
 /**
- * How a list is stored: a header line {"m":<0|1>,"n":<entries>}, then one entry per line,
- * each as JSON.stringify writes it. JSON text never holds a raw newline, so the API's Lua
- * script finds a page by its newlines and decodes only the entries on it, not the whole list
- * (decoding every entry of a 100-entry list was most of Redis's time per request).
- * pipeline/serving/list-publisher.ts writes the same bytes from ClickHouse.
+ * How a list is stored: data in ClickHouse's TabSeparated format, a header line
+ * `<m>\t<entries>`, then one entry per line, `candidateId\tkind\tchainId\tsubject`.
+ * TabSeparated text never holds a raw newline, so the API's script finds a page by its
+ * newlines without reading the rest; ClickHouse writes entries in this format itself
+ * (pipeline/serving/list-publisher.ts), and shared/clickhouse/tab-separated.ts reads them.
+ * Profile ids are identifiers (shared/records/fields.ts), which the format holds as they
+ * are: the script looks them up without decoding anything.
  */
 export function encodeServedList(list: ServedList): string {
-  const header: ServedListHeader = { m: list.m, n: list.e.length };
-  return [JSON.stringify(header), ...list.e.map((entry) => JSON.stringify(entry))].join('\n');
+  return servedListText(list.m === 1, list.e.map((entry) => entry.map((part) => cell(part)).join('\t')));
 }
 
-/** The first line of a stored list: whether ClickHouse holds more, and how many entries follow. */
-const servedListHeaderSchema = z.object({ m: servedListSchema.shape.m, n: z.number().int() });
-type ServedListHeader = z.infer<typeof servedListHeaderSchema>;
+/** A stored list from its entry lines, each already in the format (ClickHouse writes them too). */
+export function servedListText(more: boolean, entryLines: readonly string[]): string {
+  return [`${more ? 1 : 0}\t${entryLines.length}`, ...entryLines].join('\n');
+}
+
+const storedListHeader = z.string().regex(/^[01]\t\d+$/, 'not a stored list header');
+
+/** A stored list's first line: whether ClickHouse holds more, and how many entries follow. */
+export function decodeServedListHeader(line: string): { more: boolean; stored: number } {
+  const [m, n] = storedListHeader.parse(line).split('\t');
+  return { more: m === '1', stored: Number(n) };
+}
+
+/** One stored entry line; throws on anything else. */
+export function decodeServedEntry(line: string): ServedEntry {
+  const [candidateId, kind, chainId, subject] = tabSeparatedCells(storedEntryLine.parse(line));
+  return [candidateId!, Number(kind), Number(chainId), subject!];
+}
 
 export function decodeServedList(text: string): ServedList {
   const [header, ...lines] = text.split('\n');
-  const { m, n } = servedListHeaderSchema.parse(JSON.parse(header!));
-  const e = lines.map((line) => servedEntrySchema.parse(JSON.parse(line)));
-  if (e.length !== n) throw new Error(`a stored list says it has ${n} entries but holds ${e.length}`);
-  return { m, e };
+  const { more, stored } = decodeServedListHeader(header!);
+  const e = lines.map(decodeServedEntry);
+  if (e.length !== stored) throw new Error(`a stored list says it has ${stored} entries but holds ${e.length}`);
+  return { m: more ? 1 : 0, e };
 }

@@ -6,12 +6,13 @@
  *
  * Cheap on purpose (it runs on every request of a throughput-bound API): one shared
  * 'finish' listener instead of a closure per request, the start time kept in res.locals,
- * the envelope code recorded by the app's res.json (recordEnvelopeCodes) instead of a
+ * the envelope code noted by whatever sent the envelope (api/envelope.ts) instead of a
  * per-request wrapper, and no log object built when the level would drop it.
  */
-import type { Express, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { ApiKeyRecord } from '../../shared/api-keys.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { envelopeCodeOf } from '../envelope.ts';
 import type { RequestMetrics } from '../request-metrics.ts';
 
 export function accessLog(logger: Logger, metrics?: RequestMetrics): RequestHandler {
@@ -19,7 +20,7 @@ export function accessLog(logger: Logger, metrics?: RequestMetrics): RequestHand
     const res = this;
     const req = res.req;
     const ms = performance.now() - (res.locals.startedAt as number);
-    const code = res.locals.envelopeCode;
+    const code = envelopeCodeOf(res);
     metrics?.observe(req.path, req.method, code, ms / 1000);
     const failed = res.statusCode >= 500;
     if (!logger.isLevelEnabled(failed ? 'error' : 'info')) return;
@@ -29,7 +30,7 @@ export function accessLog(logger: Logger, metrics?: RequestMetrics): RequestHand
       method: req.method,
       path: req.path,
       status: res.statusCode,
-      code: typeof code === 'string' ? code : undefined,
+      code,
       ms: Math.round(ms * 10) / 10,
       apiKeyId: apiKey?.keyId,
     };
@@ -41,18 +42,4 @@ export function accessLog(logger: Logger, metrics?: RequestMetrics): RequestHand
     res.on('finish', onFinish);
     next();
   };
-}
-
-/** Makes the app's res.json note the envelope's code in res.locals for the access log and metrics. */
-export function recordEnvelopeCodes(app: Express): void {
-  const json = app.response.json;
-  app.response.json = function (this: Response, body: unknown) {
-    noteEnvelopeCode(this, (body as { code?: unknown } | null)?.code);
-    return json.call(this, body);
-  };
-}
-
-/** For an answer sent without res.json (api/envelope.ts, sendEncodedSuccess). */
-export function noteEnvelopeCode(res: Response, code: unknown): void {
-  res.locals.envelopeCode = code;
 }

@@ -6,8 +6,7 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../shared/logger.ts';
-import { admissionError } from '../admission.ts';
-import { ApiError } from '../envelope.ts';
+import { ApiError, sendEnvelope } from '../envelope.ts';
 
 export function notFound(methodsByPath: Map<string, string[]>): RequestHandler {
   return (req, _res, next) => {
@@ -28,14 +27,12 @@ function methodNotAllowed(methods: string[]): ApiError {
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return async (thrown: unknown, _req, res, _next) => {
-    // A request refused by its rate limit answers 10110, whatever else went wrong.
-    const error = await admissionError(res, thrown);
+  return (error: unknown, _req, res, _next) => {
     const apiError = asApiError(error);
     if (apiError.errorName === 'internalError' || apiError.errorName === 'serviceUnavailable') {
       logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');
     }
-    res.status(apiError.status).set(apiError.headers).json(apiError.envelope());
+    sendEnvelope(res.status(apiError.status).set(apiError.headers), apiError.envelope());
   };
 }
 

@@ -31,7 +31,7 @@ export function bearerToken(header: string | undefined, name = 'Authorization'):
  * (every active client after a restart or deploy) would otherwise leave together and be
  * verified again together, a minute later and every minute after, as one burst of ES256
  * checks on the thread pool that stalled every request behind it (bench:api saw 100 ms;
- * docs/benchmarks.md). Spread over 30 s, the same checks are a trickle.
+ * docs/benchmarks.md's git history). Spread over 30 s, the same checks are a trickle.
  */
 const VERIFIED_TOKEN_SECONDS = { min: 45, max: 75 };
 const VERIFIED_TOKENS_KEPT = 50_000;

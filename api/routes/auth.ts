@@ -13,7 +13,7 @@ import type { ApiKeyRecord } from '../../shared/api-keys.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { Config } from '../../shared/config.ts';
 import { identifier } from '../../shared/records/fields.ts';
-import { ApiError, envelopeSchema, success } from '../envelope.ts';
+import { ApiError, envelopeSchema, sendSuccess } from '../envelope.ts';
 import { bearerToken } from '../middleware/unified-auth.ts';
 import type { PipelineProducer } from '../pipeline-producer.ts';
 import { profileExists, profileIdBy } from '../profile-lookup.ts';
@@ -60,7 +60,7 @@ export interface AuthDeps {
 export function authRoutes(deps: AuthDeps, before: Guards, router: Router): Router {
   router.get('/api/v1/auth/nonce', ...before('auth-nonce'), async (req, res) => {
     parseQuery(z.object({}), req.query);
-    res.json(success({ nonce: await deps.nonces.issue(), expiresIn: deps.config.SIWE_NONCE_TTL_SECONDS }));
+    sendSuccess(res, { nonce: await deps.nonces.issue(), expiresIn: deps.config.SIWE_NONCE_TTL_SECONDS });
   });
 
   router.post('/api/v1/auth/address-token', ...before('auth-address-token'), async (req, res) => {
@@ -77,7 +77,7 @@ export function authRoutes(deps: AuthDeps, before: Guards, router: Router): Rout
       throw siweApiError(error);
     });
     const token = await issueAddressToken(deps.keys, deps.config, login);
-    res.json(success({ token, expiresIn: deps.config.ADDRESS_TOKEN_TTL_SECONDS }));
+    sendSuccess(res, { token, expiresIn: deps.config.ADDRESS_TOKEN_TTL_SECONDS });
   });
 
   router.post('/api/v1/auth', ...before('auth'), async (req, res) => {
@@ -87,7 +87,7 @@ export function authRoutes(deps: AuthDeps, before: Guards, router: Router): Rout
     });
     const profileId = (await profileIdBy(deps.ch, 'address', address)) ?? (await register(deps, address, body.inviteCode, res.locals.requestId));
     const token = await issueUnifiedToken(deps.keys, deps.config, { profileId, address });
-    res.json(success({ token, expiresIn: deps.config.UNIFIED_TOKEN_TTL_SECONDS }));
+    sendSuccess(res, { token, expiresIn: deps.config.UNIFIED_TOKEN_TTL_SECONDS });
   });
 
   return router;

@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { ApiError, success } from '../envelope.ts';
+import { ApiError, sendSuccess } from '../envelope.ts';
 
 /** Set by the shutdown; read by /readyz. */
 export interface Readiness {
@@ -16,7 +16,7 @@ export interface Readiness {
 export function healthRoutes(deps: { ch: ClickHouse; redis: Redis; readiness: Readiness }): Router {
   return Router()
     .get('/healthz', (_req, res) => {
-      res.json(success({ status: 'ok' }));
+      sendSuccess(res, { status: 'ok' });
     })
     .get('/readyz', async (_req, res) => {
       if (deps.readiness.draining) throw new ApiError('serviceUnavailable', 'service unavailable: shutting down');
@@ -27,6 +27,6 @@ export function healthRoutes(deps: { ch: ClickHouse; redis: Redis; readiness: Re
       if (!clickhouse || !redis) {
         throw new ApiError('serviceUnavailable', `service unavailable: ${[!clickhouse && 'ClickHouse', !redis && 'Redis'].filter(Boolean).join(' and ')} unreachable`);
       }
-      res.json(success({ status: 'ready' }));
+      sendSuccess(res, { status: 'ready' });
     });
 }

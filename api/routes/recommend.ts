@@ -7,9 +7,8 @@ import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { CursorCodec } from '../cursor.ts';
 import { ApiError, envelopeSchema, sendEncodedSuccess } from '../envelope.ts';
 import { profileSummaries } from '../profile-lookup.ts';
-import { followedAmong, cachedNewestSnapshot, isReadySnapshot, recommendationsAfter } from '../recommendations.ts';
-import { encodeRecommendationList } from '../recommendation-list.ts';
-import { readAhead, type ReadAhead } from '../admission.ts';
+import { followedAmong, cachedNewestSnapshot, isReadySnapshot, recommendationsAfter, type RecommendationRow } from '../recommendations.ts';
+import { encodeRecommendationList, type ProfileNames } from '../recommendation-list.ts';
 import { parseQuery } from '../request-validation.ts';
 import type { Caller } from '../middleware/unified-auth.ts';
 import type { OnDemandLists } from '../on-demand-lists.ts';
@@ -68,17 +67,16 @@ export function recommendRoute(deps: RecommendDeps, before: Guards, router: Rout
   return router.get('/api/v1/recommend', ...before('recommend'), async (req, res) => {
     const query = parseQuery(recommendQuery, req.query);
     const caller = res.locals.caller as Caller;
-    const ahead = readAhead(res);
-    const page = await recommendationPage(deps, newestSnapshot, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor, ahead);
-    // Also when no page read was needed (no snapshot yet): never answer before the count.
-    await ahead.admitted;
+    const page = await recommendationPage(deps, newestSnapshot, caller.profileId, query.limit ?? DEFAULT_LIMIT, query.cursor);
     sendEncodedSuccess(res, `{"cursor":${JSON.stringify(page.cursor)},"list":${page.list}}`);
   });
 }
 
-/** One page: its `list` as JSON text, whichever store it came from. */
-interface EncodedPage {
-  list: string;
+/** One page's rows, with what its encoding needs, whichever store they came from. */
+interface PageRows {
+  rows: RecommendationRow[];
+  profiles: ProfileNames;
+  following: Set<string>;
   /** The rank of the page's last entry, when rows exist after it; undefined on the last page. */
   nextAfter: number | undefined;
 }
@@ -89,7 +87,6 @@ async function recommendationPage(
   profileId: string,
   limit: number,
   cursor: string | undefined,
-  ahead: ReadAhead,
 ): Promise<{ cursor: string; list: string }> {
   const position = cursor ? deps.cursors.decode(cursor, profileId) : undefined;
   const newest = await newestSnapshot();
@@ -98,27 +95,19 @@ async function recommendationPage(
   // A cursor from before a swap may point at a snapshot that retention has dropped since.
   if (position && snapshotId !== newest && !(await isReadySnapshot(deps.ch, snapshotId))) throw new ApiError('cursorExpired');
 
-  const { list, nextAfter } = await encodedPage(deps, snapshotId, profileId, position?.afterRank ?? 0, limit, ahead);
-  return { cursor: nextAfter === undefined ? '' : deps.cursors.encode({ snapshotId, profileId, afterRank: nextAfter }), list };
+  const { rows, profiles, following, nextAfter } = await pageRows(deps, snapshotId, profileId, position?.afterRank ?? 0, limit);
+  return {
+    cursor: nextAfter === undefined ? '' : deps.cursors.encode({ snapshotId, profileId, afterRank: nextAfter }),
+    list: encodeRecommendationList(deps.config, rows, profiles, following),
+  };
 }
 
 /**
  * The serving copy in Redis answers the first SERVING_DEPTH ranks; deeper pages come from
  * ClickHouse. A caller without a list (newer than the snapshot) gets one computed on demand.
- * The first read goes out with the request's rate-limit count, in one write
- * (api/admission.ts), and nothing further happens until the request is admitted.
  */
-async function encodedPage(
-  deps: RecommendDeps,
-  snapshotId: number,
-  profileId: string,
-  afterRank: number,
-  limit: number,
-  ahead: ReadAhead,
-): Promise<EncodedPage> {
-  const reading = deps.served.page(snapshotId, profileId, afterRank, limit);
-  ahead.readIssued();
-  let [page] = await Promise.all([reading, ahead.admitted]);
+async function pageRows(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
+  let page = await deps.served.page(snapshotId, profileId, afterRank, limit);
   if (!page) {
     const ready = await deps.onDemand.request(snapshotId, profileId);
     page = ready ? await deps.served.page(snapshotId, profileId, afterRank, limit) : undefined;
@@ -127,19 +116,16 @@ async function encodedPage(
   // The page (and the one entry after it that tells whether another page exists) reaches
   // past the stored entries, and ClickHouse holds more.
   if (page.more && afterRank + limit + 1 > page.stored) return pageFromClickHouse(deps, snapshotId, profileId, afterRank, limit);
-  // Stored entries are ranks 1..stored, one after the other.
-  return { list: page.list, nextAfter: page.hasNext ? afterRank + page.size : undefined };
+  const { rows, profiles, following } = page;
+  return { rows, profiles, following, nextAfter: page.hasNext ? rows.at(-1)?.rank : undefined };
 }
 
-async function pageFromClickHouse(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<EncodedPage> {
+async function pageFromClickHouse(deps: RecommendDeps, snapshotId: number, profileId: string, afterRank: number, limit: number): Promise<PageRows> {
   // One row more than asked tells whether another page exists.
   const found = await recommendationsAfter(deps.ch, snapshotId, profileId, afterRank, limit + 1);
   const rows = found.slice(0, limit);
   const candidates = rows.map((r) => r.candidate_id);
   const friends = rows.filter((r) => r.reason_kind === 'friend_of_friend').map((r) => r.reason_subject);
   const [profiles, following] = await Promise.all([profileSummaries(deps.ch, [...candidates, ...friends]), followedAmong(deps.ch, profileId, candidates)]);
-  return {
-    list: encodeRecommendationList(deps.config, rows, profiles, following),
-    nextAfter: found.length > limit ? rows.at(-1)?.rank : undefined,
-  };
+  return { rows, profiles, following, nextAfter: found.length > limit ? rows.at(-1)?.rank : undefined };
 }

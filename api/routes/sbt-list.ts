@@ -4,7 +4,7 @@ import type { Guards } from '../endpoints.ts';
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { address, identifier, socialHandle } from '../../shared/records/fields.ts';
-import { ApiError, envelopeSchema, success } from '../envelope.ts';
+import { ApiError, envelopeSchema, sendSuccess } from '../envelope.ts';
 import { profileIdBy, type IdentifierKind } from '../profile-lookup.ts';
 import { parseQuery, parseWith } from '../request-validation.ts';
 import { sbtSchema, sbtsOfIdentifier, type Sbt } from '../sbts.ts';
@@ -40,7 +40,7 @@ export function oneIdentifier(query: z.output<typeof userIdentifierQuery>): User
 export function sbtListRoute(deps: { ch: ClickHouse }, before: Guards, router: Router): Router {
   return router.get('/api/v1/sbt/list', ...before('sbt-list'), async (req, res) => {
     const user = oneIdentifier(parseQuery(userIdentifierQuery, req.query));
-    res.json(success(await sbtsOf(deps.ch, user)));
+    sendSuccess(res, await sbtsOf(deps.ch, user));
   });
 }
 

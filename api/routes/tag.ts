@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { ApiKeyRecord } from '../../shared/api-keys.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { Config } from '../../shared/config.ts';
-import { ApiError, envelopeSchema, success } from '../envelope.ts';
+import { ApiError, envelopeSchema, sendSuccess } from '../envelope.ts';
 import { ExpiringMemo } from '../expiring-memo.ts';
 import { profileWith } from '../profile-lookup.ts';
 import { cachedNewestSnapshot } from '../recommendations.ts';
@@ -93,6 +93,6 @@ export function tagRoute(deps: TagRouteDeps, before: Guards, router: Router): Ro
     const encrypted = await ciphertexts.get({ snapshotId, profileId: profile.profileId, signer: signed.address, chainId: signed.chainId, domain: signed.domain }, () =>
       snapshotId === 0 ? Promise.resolve([]) : tagsOf(deps.ch, snapshotId, profile.profileId),
     );
-    res.json(success(encrypted));
+    sendSuccess(res, encrypted);
   });
 }

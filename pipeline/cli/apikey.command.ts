@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { isApiKeyId, mintApiKey, readApiKeyRow, readApiKeyRows, type ApiKeyRow } from '../../shared/api-keys.ts';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { formatTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
 

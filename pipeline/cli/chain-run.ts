@@ -1,7 +1,7 @@
 /** What `soulgraph chain backfill` and `soulgraph chain follow` do (chain.command.ts declares them). */
 import { Redis } from 'ioredis';
 import { createClickHouse } from '../../shared/clickhouse/client.ts';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { createChainCaches } from '../chain/block-range.ts';
 import { chainWorkerCount, runBackfill } from '../chain/backfill-run.ts';

@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { EdgeListError } from '../evaluate/follow-graph.ts';
 import { SplitError } from '../evaluate/holdout-split.ts';
 import { runEvaluation } from '../evaluate/evaluation-run.ts';

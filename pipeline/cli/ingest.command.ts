@@ -10,7 +10,7 @@ import { ingestFormats, ingestQueueName } from '../../shared/queues.ts';
 import { kindNames, type KindName } from '../../shared/records/kinds.ts';
 import { IngestInterrupted, ingestWorkerCount, runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
 import { IngestInputError, preflight } from '../ingest/preflight.ts';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { startWorkers } from '../workers.ts';
 import { createProgressDisplay } from './progress-display.ts';
 import { UsageError } from './usage-error.ts';

@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import type { Config } from '../../shared/config.ts';
 import { MATERIALIZE_QUEUE } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { bucketsDone, enqueueRun, type RunView, watchRun } from '../materialize/run-watch.ts';
 import { startWorkers } from '../workers.ts';
 import { createProgressDisplay } from './progress-display.ts';

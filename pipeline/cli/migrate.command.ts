@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 
 export function migrateCommand(): Command {
   return new Command('migrate')

@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import { kindNames, isKindName, type KindName } from '../../shared/records/kinds.ts';
 import { createMetricsRegistry } from '../../shared/metrics/metrics-registry.ts';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { startAdminServer } from '../admin/admin-server.ts';
 import { createPipelineMetrics } from '../metrics/pipeline-metrics.ts';
 import { startScheduler } from '../scheduler.ts';

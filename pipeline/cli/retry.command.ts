@@ -7,7 +7,7 @@
 import type { Job } from 'bullmq';
 import { Queue } from 'bullmq';
 import { Command } from 'commander';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { allQueueNames } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { UsageError } from './usage-error.ts';

@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import type { Config } from '../../shared/config.ts';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { allQueueNames } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { listSchedules } from '../job-schedulers.ts';

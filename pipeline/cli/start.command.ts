@@ -16,7 +16,7 @@ import type { KindName } from '../../shared/records/kinds.ts';
 import { generateWorld } from '../generate/world-generator.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
-import { openProcessContext, type ProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext, type ProcessContext } from '../../shared/process/process-context.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
 import { CUSTODIAN_SERVER, custodyKeyDir, DEFAULT_NODES, DEFAULT_THRESHOLD } from './custodian.command.ts';
 import { createProgressDisplay } from './progress-display.ts';
@@ -25,6 +25,13 @@ import { tableReport } from './status.command.ts';
 const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.meta.url));
 /** Started by path, not imported: the pipeline never depends on the API's code. */
 const API_SERVER = fileURLToPath(new URL('../../api/server.ts', import.meta.url));
+
+/**
+ * V8 flags of the API process, on its command line as in package.json's `api` script and
+ * docker-compose.yml (docs/operations.md: its old generation grows to three times what
+ * survives a full collection, for fewer full-heap pauses under load).
+ */
+export const API_NODE_FLAGS = ['--heap-growing-percent=200'];
 
 /** Profiles first: the rest refers to them. */
 const DEMO_ORDER: KindName[] = [
@@ -51,7 +58,7 @@ export function startCommand(): Command {
       startChild(context, 'workers', [SOULGRAPH_BIN, 'workers']);
       startChild(context, 'scheduler', [SOULGRAPH_BIN, 'scheduler']);
       const custody = await startLocalCustodians(context, say);
-      startChild(context, 'api', ['--import', 'tsx', API_SERVER], custody.apiEnv);
+      startChild(context, 'api', [...API_NODE_FLAGS, '--import', 'tsx', API_SERVER], custody.apiEnv);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
         await ingestDemoWorld(context, say);
         await materializeFirstSnapshot(context, say);

@@ -13,7 +13,7 @@ import { allQueueNames } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
 import { localStackState } from '../../shared/local-stack/local-stack.ts';
-import { openProcessContext } from '../../shared/process-context.ts';
+import { openProcessContext } from '../../shared/process/process-context.ts';
 import { scheduleReport } from './schedules.command.ts';
 import { formatTable } from './text-table.ts';
 

@@ -1,14 +1,13 @@
 /**
  * Copies recommendation lists from ClickHouse into the serving copy: each profile's first
- * SERVING_DEPTH rows as one ServedList (shared/serving.ts). ClickHouse builds each list's
- * JSON, one TabSeparated line per profile, so Node only pipes lines into SETs: per-row
- * parsing in Node cost more than computing the bucket's GROUP BY.
+ * SERVING_DEPTH rows as one stored list (shared/serving.ts, encodeServedList). The stored
+ * entries are ClickHouse's own TabSeparated output, one row per line: Node only groups the
+ * lines by profile and pipes them into SETs, without decoding a row (per-row parsing in Node
+ * cost more than computing the bucket's GROUP BY).
  */
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
-import { jsonStringSql } from '../../shared/clickhouse/json-string-sql.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { tabSeparatedCells } from '../../shared/clickhouse/tab-separated.ts';
-import { encodeServedList } from '../../shared/serving.ts';
+import { encodeServedList, servedListText } from '../../shared/serving.ts';
 import type { ServingWriter, StoredList } from './serving-writer.ts';
 
 const LISTS_PER_WRITE = 1_000;
@@ -36,12 +35,26 @@ export async function publishLists(
     published.add(profileId);
     if (pending.length >= LISTS_PER_WRITE) await writer.lists(pending.splice(0));
   };
-  for await (const lines of ch.lines(servedListsSql(snapshotId, where, depth), settings)) {
+  let profileId: string | undefined;
+  let entries: string[] = [];
+  let more = false;
+  const finish = () => (profileId === undefined ? undefined : add(profileId, servedListText(more, entries)));
+  for await (const lines of ch.lines(servedRowsSql(snapshotId, where, depth), settings)) {
     for (const line of lines) {
-      const [profileId, text] = tabSeparatedCells(line) as [string, string];
-      await add(profileId, text);
+      // profile_id and rank, then the entry's cells as ClickHouse wrote them.
+      const afterProfile = line.indexOf('\t');
+      const afterRank = line.indexOf('\t', afterProfile + 1);
+      const profile = line.slice(0, afterProfile);
+      if (profile !== profileId) {
+        await finish();
+        [profileId, entries, more] = [profile, [], false];
+      }
+      // The one row past the depth only says that ClickHouse holds more.
+      if (Number(line.slice(afterProfile + 1, afterRank)) > depth) more = true;
+      else entries.push(line.slice(afterRank + 1));
     }
   }
+  await finish();
   for (const profileId of alsoEmpty) {
     if (!published.has(profileId)) await add(profileId, EMPTY_LIST);
   }
@@ -50,30 +63,14 @@ export async function publishLists(
 }
 
 /**
- * One line per profile: profile_id, then its list exactly as encodeServedList writes it
- * (shared/serving.ts): the header {"m":<0|1>,"n":<entries>}, then each of the first `depth`
- * entries ["<candidate>",<kind>,<chain>,"<subject>"] on a line of its own, in rank order;
- * m = 1 when the profile has more (a row at rank depth + 1). Candidates are profile ids,
- * identifiers (shared/records/fields.ts) with nothing to escape; subjects (collection
- * names) are escaped (a second jsonStringSql cost ~1 s a bucket).
+ * profile_id, rank, then the entry's cells in encodeServedList's order, for the first
+ * `depth` + 1 ranks of every profile, grouped by profile in rank order. Profile ids are
+ * identifiers (nothing to escape), so the first tab ends the profile id.
  */
-function servedListsSql(snapshotId: number, where: SqlFragment, depth: number): SqlFragment {
+function servedRowsSql(snapshotId: number, where: SqlFragment, depth: number): SqlFragment {
   return sql`
-    SELECT profile_id,
-           concat('{"m":', toString(more), ',"n":', toString(length(entries)), '}', arrayStringConcat(arrayMap(e -> concat('\\n', e), entries)))
-    FROM
-    (
-        SELECT profile_id,
-               toUInt8(max(rank) > ${depth}) AS more,
-               arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((rank, entry), rank <= ${depth}))) AS entries
-        FROM
-        (
-            SELECT profile_id, rank,
-                   concat('["', candidate_id, '",', toString(toUInt8(reason_kind)), ',', toString(reason_chain_id), ',',
-                          ${jsonStringSql(sql`reason_subject`)}, ']') AS entry
-            FROM recommendations
-            WHERE snapshot_id = ${snapshotId} AND ${where} AND rank <= ${depth + 1}
-        )
-        GROUP BY profile_id
-    )`;
+    SELECT profile_id, rank, candidate_id, toUInt8(reason_kind), reason_chain_id, reason_subject
+    FROM recommendations
+    WHERE snapshot_id = ${snapshotId} AND ${where} AND rank <= ${depth + 1}
+    ORDER BY profile_id, rank`;
 }

@@ -3,6 +3,7 @@
  * workers: a wallet signs in, exchanges tokens and pages through its recommendations;
  * then every way a request can be wrong.
  */
+import express, { type Express } from 'express';
 import { SignJWT, importJWK, base64url } from 'jose';
 import { createSiweMessage } from 'viem/siwe';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -451,3 +452,31 @@ describe('documentation and health', () => {
   });
 });
 
+
+/**
+ * Express apps inside the app, found through its router: whether mounted with app.use (a
+ * layer Express 5 names `mounted_app`) or handed to a router as a handler (an app is a
+ * function with `request` and `response`), each sets every request's prototypes to its own,
+ * the per-request change api/http-server.ts exists to avoid.
+ */
+function subApps(stack: unknown[]): string[] {
+  return stack.flatMap((layer) => {
+    const { handle, route } = layer as { handle?: { name?: string; stack?: unknown[]; request?: unknown; response?: unknown }; route?: { stack: unknown[] } };
+    if (handle?.name === 'mounted_app' || (handle?.request !== undefined && handle.response !== undefined)) return [String((layer as { matchers?: unknown }).matchers)];
+    return [...(handle?.stack ? subApps(handle.stack) : []), ...(route ? subApps(route.stack) : [])];
+  });
+}
+
+describe('the HTTP server', () => {
+  it("runs the API's app, which mounts no sub-app (api/http-server.ts holds only then)", async () => {
+    const sample = express();
+    sample.use('/mounted', express());
+    sample.use(express.Router().use('/in-a-router', express()));
+    sample.get('/route', express.Router(), (_req, res) => res.end());
+    expect(subApps(sample.router.stack)).toHaveLength(2);
+
+    const app = api.server.listeners('request')[0] as Express;
+    expect(app.router.stack.length).toBeGreaterThan(10);
+    expect(subApps(app.router.stack)).toEqual([]);
+  });
+});

@@ -155,7 +155,7 @@ describe('nightly materialization', () => {
     };
     expect(await logged('INSERT INTO profile_tags')).toBeGreaterThan(0);
     expect(await logged('INSERT INTO recommendations')).toBeGreaterThan(0);
-    expect(await logged(`concat('{"m":'`)).toBeGreaterThan(0);
+    expect(await logged('SELECT profile_id, rank, candidate_id')).toBeGreaterThan(0);
     expect(await logged('SELECT follower_profile_id, count()')).toBeGreaterThan(0);
   });
 

@@ -1,8 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRecommendationList } from '../../api/recommendation-list.ts';
-import type { RecommendationRow } from '../../api/recommendations.ts';
-import { createServedLists, type ServedLists } from '../../api/served-lists.ts';
+import { createServedLists, type ServedLists, type ServedPage } from '../../api/served-lists.ts';
 import { encodeServedList, followState, REASON_KINDS, servingKeys, type ServedList } from '../../shared/serving.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
@@ -24,22 +23,25 @@ const list: ServedList = {
 /** Every character JSON.stringify escapes, and some it does not ('/', DEL, U+2028, astral). */
 const AWKWARD = `Bored Ape's "Club" \\ / \t\n\r\b\f \x00\x01\x1f\x7f ⛓ é 𝄞 \u2028`;
 
-/** A list with every reason form and every way a name can be missing. */
+/**
+ * A list with every reason form and every way a name can be missing. Profile ids are
+ * identifiers (shared/records/fields.ts); names, avatars and collection names can be anything.
+ */
 const awkwardList: ServedList = {
   m: 0,
   e: [
-    [`p_${AWKWARD}`, 1, 0, ''],
+    ['p_awkward', 1, 0, ''],
     ['p_named', 2, 137, ''],
     ['p_unknown_chain', 2, 4_294_967_295, ''],
     ['p_nameless', 3, 1, AWKWARD],
     ['p_empty', 4, 0, 'p_named'],
     ['p_named', 4, 0, 'p_empty'],
-    ['p_x', 4, 0, `p_${AWKWARD}`],
+    ['p_x', 4, 0, 'p_awkward'],
     ['p_y', 4, 0, 'p_nobody'],
   ],
 };
 const awkwardSummaries: Record<string, [number, string | null, string | null]> = {
-  [`p_${AWKWARD}`]: [1, AWKWARD, `https://img.example/${AWKWARD}.png`],
+  p_awkward: [1, AWKWARD, `https://img.example/${AWKWARD}.png`],
   p_named: [2, 'Ñame / "quoted"', null],
   p_empty: [3, '', ''],
   p_nameless: [4, null, 'https://img.example/a.png'],
@@ -60,14 +62,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me'), keys.list(9, 'p_me'), keys.list(5, 'p_me'), keys.profiles, keys.following('p_me'));
+  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me').replace(':v3:', ':'), keys.list(9, 'p_me'), keys.list(5, 'p_me'), keys.profiles, keys.following('p_me'));
   await redis.quit();
 });
 
-const listOf = (page: { list: string } | undefined) => JSON.parse(page!.list) as { profileId: string; recommendReason: string }[];
+/** The page as the response carries it. */
+const listOf = (page: ServedPage | undefined) =>
+  JSON.parse(encodeRecommendationList(env.config, page!.rows, page!.profiles, page!.following)) as { profileId: string; name: string; avatar: string; recommendReason: string; following: boolean }[];
 
 describe('a page of the serving copy', () => {
-  it('answers the list as the response sends it: names, avatars, reasons and whom the caller follows now', async () => {
+  it('answers the page with the names, avatars and reasons of its users, and whom the caller follows now', async () => {
     const page = await served.page(7, 'p_me', 0, 3);
     expect(listOf(page)).toEqual([
       // p_a was unfollowed (low bit 0), p_b is followed, p_unnamed never was.
@@ -75,22 +79,30 @@ describe('a page of the serving copy', () => {
       { profileId: 'p_b', name: 'Bo', avatar: '', recommendReason: 'Followed by Fay', following: true },
       { profileId: 'p_unnamed', name: '', avatar: '', recommendReason: 'Holder of CryptoPunks', following: false },
     ]);
-    expect(page).toMatchObject({ size: 3, hasNext: false, stored: 3, more: true });
+    expect(page).toMatchObject({ hasNext: false, stored: 3, more: true });
   });
 
-  it('spells every string byte for byte as the ClickHouse path does', async () => {
+  it('reads back every string as it was stored, and every reason form from it', async () => {
     const page = await served.page(9, 'p_me', 0, 100);
-    const rows: RecommendationRow[] = awkwardList.e.map(([candidate_id, kind, reason_chain_id, reason_subject], i) => ({
-      rank: i + 1,
-      candidate_id,
-      reason_kind: REASON_KINDS[kind - 1]!,
-      reason_chain_id,
-      reason_subject,
-    }));
-    const profiles = new Map(Object.entries(awkwardSummaries).map(([id, [, name, avatar]]) => [id, { name: name ?? '', avatar: avatar ?? '' }]));
-    const expected = encodeRecommendationList(env.config, rows, profiles, new Set(['p_named']));
-    expect(page!.list).toBe(expected);
-    // What that spelling says, checked apart from either writer.
+    expect(page!.rows).toEqual(
+      awkwardList.e.map(([candidate_id, kind, reason_chain_id, reason_subject], i) => ({
+        rank: i + 1,
+        candidate_id,
+        reason_kind: REASON_KINDS[kind - 1],
+        reason_chain_id,
+        reason_subject,
+      })),
+    );
+    expect(listOf(page).map((u) => [u.profileId, u.name, u.avatar, u.following])).toEqual([
+      ['p_awkward', AWKWARD, `https://img.example/${AWKWARD}.png`, false],
+      ['p_named', 'Ñame / "quoted"', '', true],
+      ['p_unknown_chain', '', '', false],
+      ['p_nameless', '', 'https://img.example/a.png', false],
+      ['p_empty', '', '', false],
+      ['p_named', 'Ñame / "quoted"', '', true],
+      ['p_x', '', '', false],
+      ['p_y', '', '', false],
+    ]);
     expect(listOf(page).map((u) => u.recommendReason)).toEqual([
       `Following on ${env.config.SOCIAL_NETWORK_NAME}`,
       'Counterparty on Polygon',
@@ -109,22 +121,22 @@ describe('a page of the serving copy', () => {
         const page = await served.page(7, 'p_me', after, limit);
         const expected = list.e.slice(after, after + limit).map((e) => e[0]);
         expect(listOf(page).map((u) => u.profileId), `after ${after}, limit ${limit}`).toEqual(expected);
-        expect(page).toMatchObject({ size: expected.length, hasNext: after + limit < list.e.length, stored: 3, more: true });
+        expect(page!.rows.map((r) => r.rank), `after ${after}, limit ${limit}`).toEqual(expected.map((_, i) => after + i + 1));
+        expect(page).toMatchObject({ hasNext: after + limit < list.e.length, stored: 3, more: true });
       }
     }
   });
 
   it('answers an empty page past the end of the stored list', async () => {
     const page = await served.page(7, 'p_me', 3, 5);
-    expect(page?.list).toBe('[]');
-    expect(page).toMatchObject({ size: 0, hasNext: false, stored: 3, more: true });
+    expect(page?.rows).toEqual([]);
+    expect(page).toMatchObject({ hasNext: false, stored: 3, more: true });
   });
 
-  it('still reads a list stored as one JSON object (the format before one entry per line)', async () => {
-    await redis.set(keys.list(6, 'p_me'), JSON.stringify(list));
-    const page = await served.page(6, 'p_me', 1, 5);
-    expect(listOf(page).map((u) => u.profileId)).toEqual(['p_b', 'p_unnamed']);
-    expect(page).toMatchObject({ size: 2, hasNext: false, stored: 3, more: true });
+  it('reads no list stored in an earlier format: its keys are not the current format\'s', async () => {
+    expect(keys.list(7, 'p_me')).toContain(':v3:');
+    await redis.set(keys.list(6, 'p_me').replace(':v3:', ':'), JSON.stringify(list));
+    expect(await served.page(6, 'p_me', 0, 5)).toBeUndefined();
   });
 
   it('answers undefined when the profile has no list in that snapshot', async () => {
@@ -143,8 +155,8 @@ describe('a page of the serving copy', () => {
   });
 
   it('fails loudly on a stored entry that is not an entry', async () => {
-    for (const entry of ['["p_a",5,0,""]', '["p_a",1,0]', '[1,1,0,""]', '"p_a"']) {
-      await redis.set(keys.list(5, 'p_me'), `{"m":0,"n":1}\n${entry}`);
+    for (const entry of ['p_a\t5\t0\t', 'p_a\t1\t0', 'p_a\tx\t0\t', '\t1\t0\t', 'p_a\t1\t0\t\t', '["p_a",1,0,""]']) {
+      await redis.set(keys.list(5, 'p_me'), `0\t1\n${entry}`);
       await expect(served.page(5, 'p_me', 0, 1), entry).rejects.toThrow(/malformed entry at rank 1/);
     }
   });

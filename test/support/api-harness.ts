@@ -2,6 +2,7 @@
  * A running API for end-to-end tests: the real app on a free port over real HTTP, with
  * in-process pipeline workers so that what the API enqueues is written to ClickHouse.
  */
+import type { Server } from 'node:http';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll } from 'vitest';
@@ -17,6 +18,8 @@ import { useTestEnvironment, type TestEnvironment, type TestEnvironmentOptions }
 
 export interface ApiHarness extends TestEnvironment {
   url: string;
+  /** The running API's HTTP server (api/http-server.ts), the app its request listener. */
+  server: Server;
   signingJwk: PrivateEcJwk;
   /** `fetch` against the API; returns status, headers and the parsed body. */
   call(path: string, init?: RequestInit & { apiKey?: string }): Promise<{ status: number; headers: Headers; body: any }>;
@@ -46,6 +49,7 @@ export function useApi(overrides: Record<string, string> = {}, options: TestEnvi
     workers = await startWorkers(config, silentLogger, { kinds: ['profiles', 'invites', 'follows', 'sbt-mints'], maintenance: false, materialize: true });
     api = await startApi(config, silentLogger, 0);
     harness.url = `http://127.0.0.1:${api.port}`;
+    harness.server = api.server;
   });
   afterAll(async () => {
     await api?.close();

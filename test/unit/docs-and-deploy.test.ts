@@ -1,14 +1,17 @@
 /**
  * Keeps the ingestion guide and the deployment files honest: every record example in
  * docs/ingestion.md passes its kind's schema, docker-compose.yml sets only settings the
- * service reads, and .env.example lists every setting with its default.
+ * service reads, .env.example lists every setting with its default, and every way of
+ * starting the API gives it the same V8 flags.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { validateChunk } from '../../pipeline/ingest/validate-chunk.ts';
+import { API_NODE_FLAGS } from '../../pipeline/cli/start.command.ts';
 import { SCHEDULED_JOB_OPTIONS } from '../../pipeline/job-schedulers.ts';
 import { configSchema, parseConfig } from '../../shared/config.ts';
 import { chainJobOptions, ingestJobOptions } from '../../shared/queues.ts';
@@ -294,6 +297,21 @@ describe('docker-compose.yml, operations', () => {
     expect(profile).toBeDefined();
     const settings = new RegExp(`<profiles>[\\s\\S]*<${profile}>([\\s\\S]*?)</${profile}>`).exec(xml)?.[1] ?? '';
     expect(settings).toMatch(/<readonly>1<\/readonly>/);
+  });
+});
+
+describe("the API's V8 flags", () => {
+  it('are on the node command line of npm run api, docker-compose.yml and soulgraph start alike', () => {
+    const npmScript = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.api!;
+    const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { command: string[] }> };
+    expect(npmScript).toBe(['node', ...API_NODE_FLAGS, '--import', 'tsx', 'api/server.ts'].join(' '));
+    expect(compose.services.api!.command).toEqual(['node', ...API_NODE_FLAGS, '--import', 'tsx', 'api/server.ts']);
+    expect(API_NODE_FLAGS).toContain('--heap-growing-percent=200');
+  });
+
+  it('are flags this node accepts (node refuses an unknown one)', () => {
+    expect(() => execFileSync(process.execPath, [...API_NODE_FLAGS, '-e', '0'], { stdio: 'pipe' })).not.toThrow();
+    expect(() => execFileSync(process.execPath, ['--heap-growing-percnt=200', '-e', '0'], { stdio: 'pipe' })).toThrow();
   });
 });
 

@@ -3,11 +3,11 @@
  * a ClickHouse and a Redis to talk to (the configured ones, or the local stack), the
  * migrated schema, a logger, and an ordered shutdown.
  */
-import { loadConfig, type Config } from './config.ts';
-import { migrate } from './clickhouse/migrate.ts';
-import { configWithStack, ensureLocalStack } from './local-stack/local-stack.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { Shutdown } from './shutdown.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { migrate } from '../clickhouse/migrate.ts';
+import { configWithStack, ensureLocalStack } from '../local-stack/local-stack.ts';
+import { createLogger, type Logger } from '../logger.ts';
+import { Shutdown } from '../shutdown.ts';
 
 export interface ProcessContext {
   config: Config;
