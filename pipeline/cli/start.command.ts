@@ -9,36 +9,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { createClickHouse } from '../../shared/clickhouse/client.ts';
-import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
-import type { KindName } from '../../shared/records/kinds.ts';
-import { generateWorld } from '../generate/world-generator.ts';
+import { demoUsers } from '../generate/demo-users.ts';
+import { demoUsersAllowed, demoWorldDir, ingestDemoWorld } from '../demo-world.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
-import { runIngest } from '../ingest/ingest-run.ts';
 import { openProcessContext, type ProcessContext } from '../../shared/process-context.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
 import { CUSTODIAN_SERVER, custodyKeyDir, DEFAULT_NODES, DEFAULT_THRESHOLD } from './custodian.command.ts';
-import { createProgressDisplay } from './progress-display.ts';
+import { createProgressDisplay, type ProgressDisplay } from './progress-display.ts';
+import { demoWalletsSummary } from './demo.command.ts';
 import { tableReport } from './status.command.ts';
 
 const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.meta.url));
 /** Started by path, not imported: the pipeline never depends on the API's code. */
 const API_SERVER = fileURLToPath(new URL('../../api/server.ts', import.meta.url));
-
-/** Profiles first: the rest refers to them. */
-const DEMO_ORDER: KindName[] = [
-  'profiles',
-  'social-follows',
-  'follows',
-  'address-labels',
-  'transactions',
-  'token-transfers',
-  'nft-collections',
-  'nft-transfers',
-  'sbt-issuers',
-  'sbt-mints',
-];
 
 export function startCommand(): Command {
   return new Command('start')
@@ -53,12 +39,13 @@ export function startCommand(): Command {
       const custody = await startLocalCustodians(context, say);
       startChild(context, 'api', ['--import', 'tsx', API_SERVER], custody.apiEnv);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
-        await ingestDemoWorld(context, say);
+        await loadDemoWorld(context, say);
         await materializeFirstSnapshot(context, say);
       }
       const ch = createClickHouse(context.config);
-      const report = await tableReport(ch).finally(() => ch.close());
-      process.stdout.write(`\n${report.join('\n')}\n\n${nextSteps(context.config)}\n${custody.summary}\n`);
+      const [report, demo] = await Promise.all([tableReport(ch), hasDemoUsers(ch)]).finally(() => ch.close());
+      const wallets = demo ? `${demoWalletsSummary(context.config)}\n` : '';
+      process.stdout.write(`\n${report.join('\n')}\n\n${custody.summary}\n${wallets}${nextSteps(context.config)}\n`);
     });
 }
 
@@ -122,6 +109,13 @@ async function startLocalCustodians(context: ProcessContext, say: (line: string)
   };
 }
 
+/** Whether the database holds the demo users (a demo world loaded outside production). */
+async function hasDemoUsers(ch: ClickHouse): Promise<boolean> {
+  const ids = demoUsers().map((u) => u.profileId);
+  const [row] = await ch.query(sql`SELECT count() AS n FROM profiles WHERE profile_id IN ${inList(ids)}`, z.object({ n: z.coerce.number() }));
+  return (row?.n ?? 0) > 0;
+}
+
 async function isEmpty(config: Config): Promise<boolean> {
   const ch = createClickHouse(config);
   try {
@@ -132,26 +126,21 @@ async function isEmpty(config: Config): Promise<boolean> {
   }
 }
 
-async function ingestDemoWorld(context: ProcessContext, say: (line: string) => void): Promise<void> {
+async function loadDemoWorld(context: ProcessContext, say: (line: string) => void): Promise<void> {
   const { config } = context;
-  const outDir = path.resolve(config.DATA_DIR, 'demo');
-  say(`empty database: generating a demo world of ${config.DEMO_PROFILES} profiles (seed ${config.DEMO_SEED}) in ${outDir}`);
-  const manifest = await generateWorld({ profiles: config.DEMO_PROFILES, seed: config.DEMO_SEED, outDir });
-  for (const kind of DEMO_ORDER) {
-    const file = manifest.files[kind];
-    if (!file) continue;
-    const display = createProgressDisplay(kind.padEnd(15), '{done}/{rows} rows');
-    const summary = await runIngest(config, {
-      kind,
-      files: [path.join(outDir, file.file)],
-      format: 'canonical',
-      chunkRows: config.INGEST_CHUNK_ROWS,
-      sourceName: (f) => `demo/${path.basename(f)}`,
-      onProgress: (p) => display.update(p.rowsDone, file.rows, { done: p.rowsDone, rows: file.rows }),
-    });
-    display.stop();
-    if (summary.failedChunks.length > 0) throw new Error(`demo ${kind}: ${summary.failedChunks[0]!.reason}`);
-  }
+  const users = demoUsersAllowed(config) ? ` and ${demoUsers().length} demo users` : '';
+  say(`empty database: generating a demo world of ${config.DEMO_PROFILES} profiles${users} (seed ${config.DEMO_SEED}) in ${demoWorldDir(config)}`);
+  let display: ProgressDisplay | undefined;
+  let shown: string | undefined;
+  await ingestDemoWorld(config, ({ kind, rowsDone, rows }) => {
+    if (kind !== shown) {
+      display?.stop();
+      display = createProgressDisplay(kind.padEnd(15), '{done}/{rows} rows');
+      shown = kind;
+    }
+    display!.update(rowsDone, rows, { done: rowsDone, rows });
+  });
+  display?.stop();
 }
 
 /** Recommendations right away, rather than after the first nightly run: the workers child computes them. */
