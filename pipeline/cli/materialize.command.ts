@@ -82,5 +82,5 @@ function summaryOf(view: RunView): string {
   if (view.state === 'failed') return `materialize: snapshot ${view.snapshotId ?? '?'} FAILED: ${view.error ?? 'unknown reason'} (the previous snapshot keeps serving)`;
   const r = view.result!;
   const dropped = r.droppedSnapshots.length ? `; dropped old snapshots ${r.droppedSnapshots.join(', ')}` : '';
-  return `materialize: snapshot ${r.snapshotId} ready: ${r.profiles} profiles, ${r.rows} recommendations in ${r.buckets} buckets${dropped}`;
+  return `materialize: snapshot ${r.snapshotId} ready: ${r.profiles} profiles, ${r.rows} recommendations in ${r.buckets} bucket${r.buckets === 1 ? '' : 's'}${dropped}`;
 }
