@@ -7,6 +7,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../shared/config.ts';
+import { MissingBinaryError } from '../../shared/local-stack/binaries.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface CommandEntry {
@@ -110,11 +111,17 @@ export async function runCli(args: readonly string[]): Promise<number> {
   }
 }
 
-function exitCodeFor(error: unknown): number {
+/** The exit code for an error that ended a command, after saying it on stderr (a stack trace only for the unexpected). */
+export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
   if (error instanceof UsageError || error instanceof ConfigError) {
     process.stderr.write(`soulgraph: ${error.message}\n`);
     return 2;
+  }
+  // The message says what to install; where in the code it was found missing helps nobody.
+  if (error instanceof MissingBinaryError) {
+    process.stderr.write(`soulgraph: ${error.message}\n`);
+    return 1;
   }
   process.stderr.write(`soulgraph: ${(error as Error).stack ?? String(error)}\n`);
   return 1;

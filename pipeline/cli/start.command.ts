@@ -49,6 +49,16 @@ export function startCommand(): Command {
     });
 }
 
+/**
+ * The children still running. If this process ends without its orderly shutdown (a second
+ * Ctrl-C), one 'exit' listener takes them all along (one listener per child went past
+ * Node's limit of ten and printed a MaxListenersExceededWarning).
+ */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
 /** A child that dies on its own takes the whole service down: failing loudly beats running half a pipeline. */
 function startChild(context: ProcessContext, name: string, nodeArgs: string[], env: Record<string, string> = {}): ChildProcess {
   const { config } = context;
@@ -63,10 +73,8 @@ function startChild(context: ProcessContext, name: string, nodeArgs: string[], e
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   let stopping = false;
-  // If this process ends without its orderly shutdown (a second Ctrl-C), take the child along.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.removeListener('exit', killOnExit));
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   child.once('exit', (code, signal) => {
     if (stopping) return;
     process.stderr.write(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping\n`);
