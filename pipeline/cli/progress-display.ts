@@ -34,7 +34,7 @@ function barDisplay(label: string, format: string): ProgressDisplay {
   };
 }
 
-export function lineDisplay(label: string, format: string, everyMs = 5_000, write = (text: string) => process.stderr.write(text)): ProgressDisplay {
+export function lineDisplay(label: string, format: string, everyMs = 5_000, write: (text: string) => unknown = (text) => process.stderr.write(text)): ProgressDisplay {
   let last = 0;
   let latest: { value: number; total: number; fields: Record<string, string | number> } | undefined;
   let printed = true;

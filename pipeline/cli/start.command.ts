@@ -168,7 +168,8 @@ async function materializeFirstSnapshot(context: ProcessContext, say: (line: str
 function nextSteps(config: Config): string {
   return [
     `soulgraph is running: API on http://127.0.0.1:${config.API_PORT} (reference: /docs), workers and scheduler. Try, in another terminal:`,
-    '  npx soulgraph apikey create --name me --domain localhost   then docs/api.md, step by step',
+    '  npx soulgraph demo                         a walk through the API as a demo user, ready to paste (docs/api.md: step by step)',
+    '  npx soulgraph apikey create --name me --domain localhost   an ApiKey of your own',
     '  npx soulgraph status                       queue depths, failures, rows per table',
     '  npx soulgraph ingest transactions --format ethereum-etl ../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv',
     `  curl '${config.CLICKHOUSE_URL}/?query=SELECT+count()+FROM+${config.CLICKHOUSE_DATABASE}.transactions+FINAL'`,

@@ -20,7 +20,7 @@ export interface ApiHarness extends TestEnvironment {
   signingJwk: PrivateEcJwk;
   /** `fetch` against the API; returns status, headers and the parsed body. */
   call(path: string, init?: RequestInit & { apiKey?: string }): Promise<{ status: number; headers: Headers; body: any }>;
-  /** A new ApiKey made by the CLI's own code (`soulgraph apikey create`, in this process). */
+  /** A new ApiKey made by the CLI's own code (`soulgraph apikey create`, in this process), once the API accepts it. */
   createApiKey(args?: string[]): Promise<{ key: string; keyId: string }>;
   /** A unified token for a profile, signed with the API's key (for profiles whose wallets the test does not hold). */
   unifiedTokenFor(profileId: string, address: string): Promise<string>;
@@ -71,6 +71,9 @@ export function useApi(overrides: Record<string, string> = {}, options: TestEnvi
     // Not \b: a key may end in '-', which is no word character.
     const key = /(?<![\w-])(sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32})(?![\w-])/.exec(output)?.[1];
     if (!key) throw new Error(`no key in: ${output}`);
+    // The API sees a new key once its copy of the keys is older than APIKEY_CACHE_SECONDS
+    // (api-key-cache.ts): past that, any copy in use was read after the key was written.
+    await new Promise((resolve) => setTimeout(resolve, harness.config.APIKEY_CACHE_SECONDS * 1000 + 250));
     return { key, keyId: key.split('_')[1]! };
   };
   harness.unifiedTokenFor = async (profileId, address) =>
