@@ -76,7 +76,8 @@ function startChild(context: ProcessContext, name: string, nodeArgs: string[], e
   children.add(child);
   child.once('exit', () => children.delete(child));
   child.once('exit', (code, signal) => {
-    if (stopping) return;
+    // A terminal's Ctrl-C reaches every child at once: exits during the shutdown are expected.
+    if (stopping || context.shutdown.started) return;
     process.stderr.write(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping\n`);
     void context.shutdown.run(`${name} died`).then(() => process.exit(1));
   });
@@ -156,8 +157,9 @@ async function materializeFirstSnapshot(context: ProcessContext, say: (line: str
   say('computing the first snapshot of recommendations and tags (the nightly run: soulgraph materialize)');
   const display = createProgressDisplay('materialize'.padEnd(15), '{done}/{buckets} buckets');
   const view = await watchRun(context.config, await enqueueRun(context.config, 'start'), (v) => {
+    if (v.buckets.length === 0) return; // not split into buckets yet: nothing to show a share of
     const done = bucketsDone(v);
-    display.update(done, Math.max(1, v.buckets.length), { done, buckets: v.buckets.length });
+    display.update(done, v.buckets.length, { done, buckets: v.buckets.length });
   });
   display.stop();
   if (view.state !== 'done') throw new Error(`first materialization ${view.state}: ${view.error ?? 'see the workers log'}`);
