@@ -7,7 +7,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoWalletsSummary } from '../../pipeline/cli/demo.command.ts';
+import { demoUsersAllowed } from '../../pipeline/demo-world.ts';
 import { demoPlan, demoUsers } from '../../pipeline/generate/demo-users.ts';
+import { parseConfig } from '../../shared/config.ts';
 import { profileIdOf } from '../../pipeline/generate/identities.ts';
 import { addressOf } from '../../pipeline/generate/wallets.ts';
 import { generateWorld } from '../../pipeline/generate/world-generator.ts';
@@ -66,5 +69,22 @@ describe('the demo users', () => {
     } finally {
       await rm(plain, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the demo wallets in production', () => {
+  const production = parseConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(40) });
+  const development = parseConfig({ NODE_ENV: 'development' });
+
+  it('are printed by npm start outside production only, labelled demo-only', () => {
+    expect(demoWalletsSummary(production)).toBe('');
+    const summary = demoWalletsSummary(development);
+    expect(summary).toContain('DEMO ONLY');
+    for (const user of demoUsers()) expect(summary).toContain(user.privateKey);
+  });
+
+  it('are not put into a production demo world at all', () => {
+    expect(demoUsersAllowed(production)).toBe(false);
+    expect(demoUsersAllowed(development)).toBe(true);
   });
 });
