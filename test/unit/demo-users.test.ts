@@ -3,6 +3,7 @@
  * they are related to is related by one signal only, so that each recommendation's reason
  * is the same whatever the scorer's weights and ranking.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +33,12 @@ describe('the demo users', () => {
   const world = createWorld(SEED, PROFILES, 1);
   const plan = demoPlan(world);
   const users = demoUsers();
+
+  it('are the ones docs/api.md lists', () => {
+    const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const rows = [...doc.matchAll(/^\| (\w+ Demo) \| `([^`]+)` \| `([^`]+)` \| `([^`]+)` \| `([^`]+)` \|$/gm)].map((m) => m.slice(1));
+    expect(rows).toEqual(users.map((u) => [u.name, u.profileId, u.socialUsername, u.gamePlatformId, u.address]));
+  });
 
   it('are the same in every run, with a distinct wallet each', () => {
     expect(demoUsers()).toEqual(users);
