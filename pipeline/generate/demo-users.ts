@@ -113,68 +113,96 @@ export function demoPlan(world: World): DemoPlan {
 
 /** The demo users' records of one kind (none for kinds they add nothing to). */
 export function demoRecords(world: World, plan: DemoPlan, kind: string): object[] {
-  const { users } = plan;
-  const next = (i: number) => users[(i + 1) % users.length]!;
-  const wallet = (p: number) => addressOf(world, p, 0);
-  switch (kind) {
-    case 'profiles':
-      return users.map((u) => ({
-        profileId: u.profileId,
-        name: u.name,
-        avatar: `https://cdn.soulgraph.example/avatars/${u.profileId}.png`,
-        addresses: [u.address.toLowerCase()],
-        socialUsername: u.socialUsername,
-        gamePlatformId: u.gamePlatformId,
-        updatedAt: '2024-06-01T00:00:00Z',
-      }));
-    case 'follows':
-      return users.flatMap((u, i) =>
-        [next(i).profileId, ...plan.friends[i]!.map((p) => profileIdOf(world, p))].map((followee, n) => ({
-          followerProfileId: u.profileId,
-          followeeProfileId: followee,
-          followedAt: isoTime(CHAIN_END - (30 + n) * DAY),
-        })),
+  return RECORDS[kind]?.(world, plan) ?? [];
+}
+
+const RECORDS: Record<string, (world: World, plan: DemoPlan) => object[]> = {
+  profiles: (_, { users }) =>
+    users.map((u) => ({
+      profileId: u.profileId,
+      name: u.name,
+      avatar: `https://cdn.soulgraph.example/avatars/${u.profileId}.png`,
+      addresses: [wallet(u)],
+      socialUsername: u.socialUsername,
+      gamePlatformId: u.gamePlatformId,
+      updatedAt: '2024-06-01T00:00:00Z',
+    })),
+  // Each follows the next demo user (Ada -> Grace -> Alan -> Ada) and their world friends.
+  follows: (world, { users, friends }) =>
+    users.flatMap((u, i) =>
+      [users[(i + 1) % users.length]!.profileId, ...friends[i]!.map((p) => profileIdOf(world, p))].map((followee, n) => ({
+        followerProfileId: u.profileId,
+        followeeProfileId: followee,
+        followedAt: isoTime(CHAIN_END - (30 + n) * DAY),
+      })),
+    ),
+  'social-follows': (world, { users, socialFollows }) =>
+    users.flatMap((u, i) =>
+      socialFollows[i]!.map((p, n) => ({ follower: u.socialUsername, followee: handleOf(world, p)!, followedAt: isoTime(CHAIN_END - (40 + n) * DAY) })),
+    ),
+  transactions: (world, { users, counterparties }) => users.flatMap((u, i) => counterparties[i]!.flatMap((p, n) => paymentsBetween(world, u, i, p, n))),
+  'nft-collections': (world, { users }) =>
+    users.map((u, i) => ({
+      chainId: world.chainId,
+      contract: collectionAddress(world, i),
+      name: u.collection,
+      symbol: u.collection.split(' ').map((word) => word[0]).join(''),
+      updatedAt: '2024-12-31T00:00:00Z',
+    })),
+  // One token of the user's own collection minted to them and to each co-holder.
+  'nft-transfers': (world, { users, coHolders }) =>
+    users.flatMap((u, i) =>
+      [wallet(u), ...coHolders[i]!.map((p) => addressOf(world, p, 0))].map((holder, n) => {
+        const at = CHAIN_END - (60 + n) * DAY;
+        return {
+          chainId: world.chainId,
+          contract: collectionAddress(world, i),
+          tokenId: String(n + 1),
+          from: ZERO_ADDRESS,
+          to: holder,
+          amount: '1',
+          standard: 'ERC-721',
+          blockNumber: blockNumberAt(at),
+          blockTime: at,
+          logIndex: n,
+          txHash: world.ids.hash(idDomain.nftTransfer, n, DEMO_UNIT + i),
+        };
+      }),
+    ),
+  // SBTs of world issuers, so that their categories become the user's tags.
+  'sbt-mints': (world, { users }) => {
+    const issuers = sbtIssuers(world);
+    return users.flatMap((u, i) => {
+      const rng = rngFor(world.seed, STREAM, i);
+      return Array.from({ length: SBTS }, (_, n) =>
+        sbtMintRecord(world, issuers[(i * SBTS + n) % issuers.length]!, String(DEMO_TOKEN_BASE + i * 16 + n), wallet(u), rng),
       );
-    case 'social-follows':
-      return users.flatMap((u, i) =>
-        plan.socialFollows[i]!.map((p, n) => ({ follower: u.socialUsername, followee: handleOf(world, p)!, followedAt: isoTime(CHAIN_END - (40 + n) * DAY) })),
-      );
-    case 'transactions':
-      // Three payments with each counterparty, both ways, in the last weeks of the world's chain.
-      return users.flatMap((u, i) =>
-        plan.counterparties[i]!.flatMap((p, n) =>
-          [0, 1, 2].map((k) => {
-            const seq = n * 3 + k;
-            const at = CHAIN_END - (5 + seq * 3) * DAY;
-            const [from, to] = k === 1 ? [wallet(p), u.address.toLowerCase()] : [u.address.toLowerCase(), wallet(p)];
-            return { chainId: world.chainId, hash: world.ids.hash(idDomain.transaction, seq, DEMO_UNIT + i), blockNumber: blockNumberAt(at), blockTime: at, from, to, value: `${(k + 1) * 100}000000000000000` };
-          }),
-        ),
-      );
-    case 'nft-collections':
-      return users.map((u, i) => ({ chainId: world.chainId, contract: collectionAddress(world, i), name: u.collection, symbol: u.collection.split(' ').map((w) => w[0]).join(''), updatedAt: '2024-12-31T00:00:00Z' }));
-    case 'nft-transfers':
-      return users.flatMap((u, i) =>
-        [u.address.toLowerCase(), ...plan.coHolders[i]!.map(wallet)].map((holder, n) => {
-          const at = CHAIN_END - (60 + n) * DAY;
-          return {
-            chainId: world.chainId, contract: collectionAddress(world, i), tokenId: String(n + 1), from: ZERO_ADDRESS, to: holder, amount: '1',
-            standard: 'ERC-721', blockNumber: blockNumberAt(at), blockTime: at, logIndex: n, txHash: world.ids.hash(idDomain.nftTransfer, n, DEMO_UNIT + i),
-          };
-        }),
-      );
-    case 'sbt-mints': {
-      const issuers = sbtIssuers(world);
-      return users.flatMap((u, i) => {
-        const rng = rngFor(world.seed, STREAM, i);
-        return Array.from({ length: SBTS }, (_, n) =>
-          sbtMintRecord(world, issuers[(i * SBTS + n) % issuers.length]!, String(DEMO_TOKEN_BASE + i * 16 + n), u.address.toLowerCase(), rng),
-        );
-      });
-    }
-    default:
-      return [];
-  }
+    });
+  },
+};
+
+/** Three payments between demo user `u` (the i-th) and world profile `p` (its n-th counterparty), both ways, in the chain's last weeks. */
+function paymentsBetween(world: World, u: DemoUser, i: number, p: number, n: number): object[] {
+  const theirs = addressOf(world, p, 0);
+  return [0, 1, 2].map((k) => {
+    const sequence = n * 3 + k;
+    const at = CHAIN_END - (5 + sequence * 3) * DAY;
+    const [from, to] = k === 1 ? [theirs, wallet(u)] : [wallet(u), theirs];
+    return {
+      chainId: world.chainId,
+      hash: world.ids.hash(idDomain.transaction, sequence, DEMO_UNIT + i),
+      blockNumber: blockNumberAt(at),
+      blockTime: at,
+      from,
+      to,
+      value: `${(k + 1) * 100}000000000000000`, // 0.1, 0.2, 0.3 ETH
+    };
+  });
+}
+
+/** Records carry addresses in lowercase. */
+function wallet(u: DemoUser): string {
+  return u.address.toLowerCase();
 }
 
 /** `source` with one more unit at the end: the demo users' records of its kind. */
