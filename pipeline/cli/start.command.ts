@@ -55,9 +55,11 @@ export function startCommand(): Command {
  * Node's limit of ten and printed a MaxListenersExceededWarning).
  */
 const children = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
+
+function killOnExit(child: ChildProcess): void {
+  if (children.size === 0) process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+  killOnExit(child);
+}
 
 /** A child that dies on its own takes the whole service down: failing loudly beats running half a pipeline. */
 function startChild(context: ProcessContext, name: string, nodeArgs: string[], env: Record<string, string> = {}): ChildProcess {
@@ -73,8 +75,7 @@ function startChild(context: ProcessContext, name: string, nodeArgs: string[], e
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   let stopping = false;
-  children.add(child);
-  child.once('exit', () => children.delete(child));
+  killOnExit(child);
   child.once('exit', (code, signal) => {
     // A terminal's Ctrl-C reaches every child at once: exits during the shutdown are expected.
     if (stopping || context.shutdown.started) return;
