@@ -6,10 +6,11 @@
  * - the docs run: every shell and TypeScript example of docs/api.md, docs/sdk.md and
  *   README.md runs here, in order, and what each prints is compared with the output the
  *   document shows (ids, codes, shapes; test/support/doc-runner.ts says what may differ).
- *   The only changes to the text: the API's and the custodians' addresses, and the
- *   custodians' key folder, are this test's.
+ *   The only changes to the text: the API's and the custodians' addresses, the custodians'
+ *   key folder and README's walk file are this test's.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,9 +27,14 @@ import { REPO, ShellSession, docBlocks, examples, isShell, outputDifferences, ru
 
 const world = useDemoWorld();
 
-/** The document as this test's stack sees it: its API and custodians in place of the defaults. */
+/** README's walk file, one per run: other checkouts may run this test at the same time. */
+const WALK_FILE = path.join(os.tmpdir(), `soulgraph-walk-${process.pid}.sh`);
+afterAll(() => rmSync(WALK_FILE, { force: true }));
+
+/** The document as this test's stack sees it: its API, custodians and files in place of the defaults. */
 function localized(text: string): string {
   return text
+    .replaceAll('/tmp/walk.sh', WALK_FILE)
     .replaceAll('http://127.0.0.1:8080', world.url)
     .replace(/http:\/\/127\.0\.0\.1:710(\d)/g, (_, n: string) => world.custodians.urls[Number(n) - 1]!)
     .replaceAll('.data/custodians', world.custodians.keyDir);
