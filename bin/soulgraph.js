@@ -3,4 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../pipeline/cli/soulgraph.ts');
+const { runCli } = await import('../pipeline/cli/soulgraph.ts');
+process.exitCode = await runCli(process.argv.slice(2));

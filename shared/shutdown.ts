@@ -8,6 +8,8 @@ export type ShutdownStep = { name: string; run: () => Promise<void> | void };
 export class Shutdown {
   private readonly steps: ShutdownStep[] = [];
   private running: Promise<void> | undefined;
+  /** Set before the first step runs (runSteps calls it before `running` is assigned). */
+  private begun = false;
 
   constructor(private readonly log: (line: string) => void = () => {}) {}
 
@@ -21,8 +23,14 @@ export class Shutdown {
    * A `reason` (a signal, a crash) is announced; a normal end (no reason) is quiet.
    */
   run(reason?: string, stepTimeoutMs = 30_000): Promise<void> {
+    this.begun = true;
     this.running ??= this.runSteps(reason, stepTimeoutMs);
     return this.running;
+  }
+
+  /** Whether the steps have begun: what exits from then on is expected. */
+  get started(): boolean {
+    return this.begun;
   }
 
   /** SIGINT/SIGTERM run the steps then exit; a second signal exits immediately. */

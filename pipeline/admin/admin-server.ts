@@ -7,7 +7,9 @@
  *   /healthz        the process answers (docker-compose's healthcheck)
  */
 import type { Server } from 'node:http';
+import type { Queue } from 'bullmq';
 import express from 'express';
+import { CHAIN_QUEUE } from '../../shared/queues.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { openPipelineQueues } from '../pipeline-queues.ts';
@@ -15,6 +17,11 @@ import { requireAdmin, sameOriginChanges } from './admin-auth.ts';
 import { queueDashboard } from './queue-dashboard.ts';
 
 export const DASHBOARD_PATH = '/admin/queues';
+
+/** The chain queue only where CHAINS names a chain: elsewhere nothing serves it, and "No workers" would only alarm. */
+function shownQueues(config: Config, queues: readonly Queue[]): Queue[] {
+  return queues.filter((queue) => queue.name !== CHAIN_QUEUE || config.CHAINS.length > 0);
+}
 
 export interface AdminServer {
   port: number;
@@ -28,7 +35,7 @@ export async function startAdminServer(config: Config, logger: Logger, port = co
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use(DASHBOARD_PATH, requireAdmin(config), sameOriginChanges, queueDashboard(queues.queues, DASHBOARD_PATH));
+  app.use(DASHBOARD_PATH, requireAdmin(config), sameOriginChanges, queueDashboard(shownQueues(config, queues.queues), DASHBOARD_PATH));
   app.use((_req, res) => {
     res.status(404).type('text/plain').send(`not found: the queue dashboard is at ${DASHBOARD_PATH}\n`);
   });

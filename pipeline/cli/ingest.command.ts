@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { ingestFormats, ingestQueueName } from '../../shared/queues.ts';
 import { kindNames, type KindName } from '../../shared/records/kinds.ts';
-import { IngestInterrupted, ingestWorkerCount, runIngest, type IngestSummary } from '../ingest/ingest-run.ts';
+import { IngestInterrupted, ingestWorkerCount, runIngest, type IngestProgress, type IngestSummary } from '../ingest/ingest-run.ts';
 import { IngestInputError, preflight } from '../ingest/preflight.ts';
 import { openProcessContext } from '../../shared/process/process-context.ts';
 import { startWorkers } from '../workers.ts';
@@ -84,7 +84,7 @@ async function ingestFiles(kind: KindName, files: string[], options: z.infer<typ
         // The path as given, so same-named files in different folders keep apart in ingest_rejects.
         sourceName: (file) => path.relative(process.cwd(), path.resolve(file)),
         onProgress: (p) =>
-          display.update(p.bytesRead, p.totalBytes, {
+          display.update(ingestedBytes(p), p.totalBytes, {
             rows: p.rowsRead,
             done: p.rowsDone,
             rate: Math.round(p.rowsDone / Math.max(0.001, (Date.now() - started) / 1000)),
@@ -121,4 +121,13 @@ function printSummary(kind: KindName, s: IngestSummary): void {
   for (const f of s.failedChunks) lines.push(`  FAILED chunk from ${f.source}:${f.firstLine} (job ${f.jobId}): ${f.reason}`);
   if (s.failedChunks.length > 0) lines.push(`  retry failed chunks with: soulgraph status, then re-run this ingest (re-ingesting is idempotent)`);
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * How far the bar is: the bytes read, scaled by the share of the rows read that are
+ * ingested. Reading runs ahead of the workers, so bytes read alone showed 100 % next to
+ * "0 ingested".
+ */
+export function ingestedBytes(p: Pick<IngestProgress, 'bytesRead' | 'rowsRead' | 'rowsDone'>): number {
+  return p.rowsRead === 0 ? 0 : Math.round(p.bytesRead * Math.min(1, p.rowsDone / p.rowsRead));
 }

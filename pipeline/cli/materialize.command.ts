@@ -35,7 +35,7 @@ export function materializeCommand(): Command {
         }
         const runId = await enqueueRun(config, 'cli');
         say(`run ${runId} queued`);
-        const view = await followRun(config, runId, say);
+        const view = await followRun(config, runId);
         process.stdout.write(`${summaryOf(view)}\n`);
         if (view.state === 'failed') process.exitCode = 1;
       } finally {
@@ -54,18 +54,18 @@ async function runWorkerCount(config: Config): Promise<number> {
 }
 
 /** A bar over buckets, and one line per bucket as it finishes. */
-async function followRun(config: Config, runId: string, say: (line: string) => void): Promise<RunView> {
+async function followRun(config: Config, runId: string): Promise<RunView> {
   const display = createProgressDisplay('buckets', '{done}/{total} done | running: {running} | {phase}');
   const reported = new Set<number>();
   let lastPhase = '';
   const view = await watchRun(config, runId, (v) => {
     const phase = v.state === 'working-set' ? `working set: ${v.table ?? ''}` : v.state;
-    if (v.state === 'working-set' && phase !== lastPhase) say(phase);
+    if (v.state === 'working-set' && phase !== lastPhase) display.log(phase);
     lastPhase = phase;
     for (const b of v.buckets) {
       if (b.state === 'done' && b.result && !reported.has(b.bucket)) {
         reported.add(b.bucket);
-        say(`bucket ${b.bucket + 1}/${v.buckets.length}: ${b.result.profiles} profiles, ${b.result.rows} rows, ${b.seconds?.toFixed(1)} s`);
+        display.log(`bucket ${b.bucket + 1}/${v.buckets.length}: ${b.result.profiles} profiles, ${b.result.rows} rows, ${b.seconds?.toFixed(1)} s`);
       }
     }
     if (v.buckets.length > 0) {
@@ -82,5 +82,5 @@ function summaryOf(view: RunView): string {
   if (view.state === 'failed') return `materialize: snapshot ${view.snapshotId ?? '?'} FAILED: ${view.error ?? 'unknown reason'} (the previous snapshot keeps serving)`;
   const r = view.result!;
   const dropped = r.droppedSnapshots.length ? `; dropped old snapshots ${r.droppedSnapshots.join(', ')}` : '';
-  return `materialize: snapshot ${r.snapshotId} ready: ${r.profiles} profiles, ${r.rows} recommendations in ${r.buckets} buckets${dropped}`;
+  return `materialize: snapshot ${r.snapshotId} ready: ${r.profiles} profiles, ${r.rows} recommendations in ${r.buckets} bucket${r.buckets === 1 ? '' : 's'}${dropped}`;
 }

@@ -9,17 +9,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { createClickHouse } from '../../shared/clickhouse/client.ts';
-import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
-import type { KindName } from '../../shared/records/kinds.ts';
-import { generateWorld } from '../generate/world-generator.ts';
+import { demoUsers } from '../generate/demo-users.ts';
+import { demoUsersAllowed, demoWorldDir, ingestDemoWorld } from '../demo-world.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
-import { runIngest } from '../ingest/ingest-run.ts';
 import { openProcessContext, type ProcessContext } from '../../shared/process/process-context.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
 import { CUSTODIAN_SERVER, custodyKeyDir, DEFAULT_NODES, DEFAULT_THRESHOLD } from './custodian.command.ts';
-import { createProgressDisplay } from './progress-display.ts';
+import { createProgressDisplay, type ProgressDisplay } from './progress-display.ts';
+import { demoWalletsSummary } from './demo.command.ts';
 import { tableReport } from './status.command.ts';
 
 const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.meta.url));
@@ -32,20 +32,6 @@ const API_SERVER = fileURLToPath(new URL('../../api/server.ts', import.meta.url)
  * survives a full collection, for fewer full-heap pauses under load).
  */
 export const API_NODE_FLAGS = ['--heap-growing-percent=200'];
-
-/** Profiles first: the rest refers to them. */
-const DEMO_ORDER: KindName[] = [
-  'profiles',
-  'social-follows',
-  'follows',
-  'address-labels',
-  'transactions',
-  'token-transfers',
-  'nft-collections',
-  'nft-transfers',
-  'sbt-issuers',
-  'sbt-mints',
-];
 
 export function startCommand(): Command {
   return new Command('start')
@@ -60,13 +46,26 @@ export function startCommand(): Command {
       const custody = await startLocalCustodians(context, say);
       startChild(context, 'api', [...API_NODE_FLAGS, '--import', 'tsx', API_SERVER], custody.apiEnv);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
-        await ingestDemoWorld(context, say);
+        await loadDemoWorld(context, say);
         await materializeFirstSnapshot(context, say);
       }
       const ch = createClickHouse(context.config);
-      const report = await tableReport(ch).finally(() => ch.close());
-      process.stdout.write(`\n${report.join('\n')}\n\n${nextSteps(context.config)}\n${custody.summary}\n`);
+      const [report, demo] = await Promise.all([tableReport(ch), hasDemoUsers(ch)]).finally(() => ch.close());
+      const wallets = demo ? `${demoWalletsSummary(context.config)}\n` : '';
+      process.stdout.write(`\n${report.join('\n')}\n\n${custody.summary}\n${wallets}${nextSteps(context.config)}\n`);
     });
+}
+
+/**
+ * The children still running. If this process ends without its orderly shutdown (a second
+ * Ctrl-C), one 'exit' listener takes them all along (one listener per child went past
+ * Node's limit of ten and printed a MaxListenersExceededWarning).
+ */
+const children = new Set<ChildProcess>();
+
+function killOnExit(child: ChildProcess): void {
+  if (children.size === 0) process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+  killOnExit(child);
 }
 
 /** A child that dies on its own takes the whole service down: failing loudly beats running half a pipeline. */
@@ -83,12 +82,10 @@ function startChild(context: ProcessContext, name: string, nodeArgs: string[], e
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   let stopping = false;
-  // If this process ends without its orderly shutdown (a second Ctrl-C), take the child along.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.removeListener('exit', killOnExit));
+  killOnExit(child);
   child.once('exit', (code, signal) => {
-    if (stopping) return;
+    // A terminal's Ctrl-C reaches every child at once: exits during the shutdown are expected.
+    if (stopping || context.shutdown.started) return;
     process.stderr.write(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping\n`);
     void context.shutdown.run(`${name} died`).then(() => process.exit(1));
   });
@@ -129,6 +126,13 @@ async function startLocalCustodians(context: ProcessContext, say: (line: string)
   };
 }
 
+/** Whether the database holds the demo users (a demo world loaded outside production). */
+async function hasDemoUsers(ch: ClickHouse): Promise<boolean> {
+  const ids = demoUsers().map((u) => u.profileId);
+  const [row] = await ch.query(sql`SELECT count() AS n FROM profiles WHERE profile_id IN ${inList(ids)}`, z.object({ n: z.coerce.number() }));
+  return (row?.n ?? 0) > 0;
+}
+
 async function isEmpty(config: Config): Promise<boolean> {
   const ch = createClickHouse(config);
   try {
@@ -139,26 +143,21 @@ async function isEmpty(config: Config): Promise<boolean> {
   }
 }
 
-async function ingestDemoWorld(context: ProcessContext, say: (line: string) => void): Promise<void> {
+async function loadDemoWorld(context: ProcessContext, say: (line: string) => void): Promise<void> {
   const { config } = context;
-  const outDir = path.resolve(config.DATA_DIR, 'demo');
-  say(`empty database: generating a demo world of ${config.DEMO_PROFILES} profiles (seed ${config.DEMO_SEED}) in ${outDir}`);
-  const manifest = await generateWorld({ profiles: config.DEMO_PROFILES, seed: config.DEMO_SEED, outDir });
-  for (const kind of DEMO_ORDER) {
-    const file = manifest.files[kind];
-    if (!file) continue;
-    const display = createProgressDisplay(kind.padEnd(15), '{done}/{rows} rows');
-    const summary = await runIngest(config, {
-      kind,
-      files: [path.join(outDir, file.file)],
-      format: 'canonical',
-      chunkRows: config.INGEST_CHUNK_ROWS,
-      sourceName: (f) => `demo/${path.basename(f)}`,
-      onProgress: (p) => display.update(p.rowsDone, file.rows, { done: p.rowsDone, rows: file.rows }),
-    });
-    display.stop();
-    if (summary.failedChunks.length > 0) throw new Error(`demo ${kind}: ${summary.failedChunks[0]!.reason}`);
-  }
+  const users = demoUsersAllowed(config) ? ` and ${demoUsers().length} demo users` : '';
+  say(`empty database: generating a demo world of ${config.DEMO_PROFILES} profiles${users} (seed ${config.DEMO_SEED}) in ${demoWorldDir(config)}`);
+  let display: ProgressDisplay | undefined;
+  let shown: string | undefined;
+  await ingestDemoWorld(config, ({ kind, rowsDone, rows }) => {
+    if (kind !== shown) {
+      display?.stop();
+      display = createProgressDisplay(kind.padEnd(15), '{done}/{rows} rows');
+      shown = kind;
+    }
+    display!.update(rowsDone, rows, { done: rowsDone, rows });
+  });
+  display?.stop();
 }
 
 /** Recommendations right away, rather than after the first nightly run: the workers child computes them. */
@@ -166,8 +165,9 @@ async function materializeFirstSnapshot(context: ProcessContext, say: (line: str
   say('computing the first snapshot of recommendations and tags (the nightly run: soulgraph materialize)');
   const display = createProgressDisplay('materialize'.padEnd(15), '{done}/{buckets} buckets');
   const view = await watchRun(context.config, await enqueueRun(context.config, 'start'), (v) => {
+    if (v.buckets.length === 0) return; // not split into buckets yet: nothing to show a share of
     const done = bucketsDone(v);
-    display.update(done, Math.max(1, v.buckets.length), { done, buckets: v.buckets.length });
+    display.update(done, v.buckets.length, { done, buckets: v.buckets.length });
   });
   display.stop();
   if (view.state !== 'done') throw new Error(`first materialization ${view.state}: ${view.error ?? 'see the workers log'}`);
@@ -178,7 +178,8 @@ async function materializeFirstSnapshot(context: ProcessContext, say: (line: str
 function nextSteps(config: Config): string {
   return [
     `soulgraph is running: API on http://127.0.0.1:${config.API_PORT} (reference: /docs), workers and scheduler. Try, in another terminal:`,
-    '  npx soulgraph apikey create --name me --domain localhost   then docs/api.md, step by step',
+    '  npx soulgraph demo                         a walk through the API as a demo user, ready to paste (docs/api.md: step by step)',
+    '  npx soulgraph apikey create --name me --domain localhost   an ApiKey of your own',
     '  npx soulgraph status                       queue depths, failures, rows per table',
     '  npx soulgraph ingest transactions --format ethereum-etl ../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv',
     `  curl '${config.CLICKHOUSE_URL}/?query=SELECT+count()+FROM+${config.CLICKHOUSE_DATABASE}.transactions+FINAL'`,

@@ -32,7 +32,7 @@ export function qualityChartSvg(title: string, results: readonly MethodResult[])
   for (let t = 0; t <= 4; t++) {
     const v = (scale * t) / 4;
     parts.push(`<line x1="${left}" x2="${width - 10}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
-    parts.push(`<text x="${left - 6}" y="${y(v) + 4}" font-size="10" text-anchor="end">${v.toFixed(2)}</text>`);
+    parts.push(`<text x="${left - 6}" y="${y(v) + 4}" font-size="10" text-anchor="end">${tickLabel(v)}</text>`);
   }
   groups.forEach((g, gi) => {
     const x0 = left + gap / 2 + gi * groupWidth;
@@ -69,4 +69,9 @@ function niceCeiling(v: number): number {
 
 function escape(text: string): string {
   return text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
+}
+
+/** A tick value as short as it can be without rounding it: quarters of 0.3 are 0.075 and 0.225, not 0.08 and 0.23. */
+function tickLabel(value: number): string {
+  return String(Number(value.toFixed(4)));
 }

@@ -127,7 +127,7 @@ function sbtMintsOf(world: World, issuers: readonly SbtIssuer[], owner: number):
   });
 }
 
-function sbtMintRecord(world: World, issuer: SbtIssuer, tokenId: string, owner: string, rng: Rng): object {
+export function sbtMintRecord(world: World, issuer: SbtIssuer, tokenId: string, owner: string, rng: Rng): object {
   const badge = rng.below(issuer.badges.length);
   const badgeName = issuer.badges[badge]!;
   return {

@@ -11,6 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { addressLabelSource } from './address-labels.ts';
+import { demoPlan, demoRecords, withDemoRecords, type DemoPlan } from './demo-users.ts';
 import { JsonlWriter } from './jsonl-writer.ts';
 import type { KindSource } from './kind-source.ts';
 import { nftCollectionSource, nftTransferSource } from './nfts.ts';
@@ -37,12 +38,16 @@ export interface GenerateOptions {
   chainId?: number;
   /** Multiplies the in-app follows per profile (default 1: about 7 on average); benchmarks use denser graphs. */
   appFollowScale?: number;
+  /** Add the demo users (demo-users.ts), whose wallet keys are public: demos only. */
+  demoUsers?: boolean;
   onProgress?: (p: GenerateProgress) => void;
 }
 
 export interface WorldManifest {
   seed: number;
   profiles: number;
+  /** The demo users' profileIds, when the world has them. */
+  demoUsers?: string[];
   files: Record<string, { file: string; rows: number }>;
 }
 
@@ -77,12 +82,15 @@ export async function generateWorld(o: GenerateOptions): Promise<WorldManifest> 
   const world = createWorld(o.seed, o.profiles, o.chainId ?? 1, o.appFollowScale ?? 1);
   await mkdir(o.outDir, { recursive: true });
   const files: WorldManifest['files'] = {};
+  let plan: DemoPlan | undefined;
+  const demo = () => (plan ??= demoPlan(world));
   for (const kind of selected) {
     const file = `${kind}.jsonl`;
-    const rows = await writeKind(SOURCES[kind](world), join(o.outDir, file), o.onProgress);
+    const source = o.demoUsers ? withDemoRecords(SOURCES[kind](world), () => demoRecords(world, demo(), kind)) : SOURCES[kind](world);
+    const rows = await writeKind(source, join(o.outDir, file), o.onProgress);
     files[kind] = { file, rows };
   }
-  const manifest: WorldManifest = { seed: o.seed, profiles: o.profiles, files };
+  const manifest: WorldManifest = { seed: o.seed, profiles: o.profiles, ...(o.demoUsers ? { demoUsers: demo().users.map((u) => u.profileId) } : {}), files };
   await writeFile(join(o.outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }

@@ -124,10 +124,9 @@ async function reuseOrStart(
 ): Promise<Acquired> {
   const service = SERVICES[name];
   if (recorded && isProcessAlive(recorded.pid) && (await service.ping(recorded.url))) {
-    if (ownerAlive) {
-      options.log?.(`${service.binaryName} on ${recorded.url}: reusing the running one (pid ${recorded.pid})`);
-      return { url: recorded.url };
-    }
+    // Quietly: it is what every command does while `npm start` runs, and two lines of it
+    // before each command's own output said nothing anyone needed.
+    if (ownerAlive) return { url: recorded.url };
     options.log?.(`${service.binaryName} on ${recorded.url}: adopting it, its owner process is gone (pid ${recorded.pid})`);
     return adopt(recorded, service.stopGraceMs);
   }

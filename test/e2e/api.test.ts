@@ -13,7 +13,8 @@ import { profileIdForAddress } from '../../api/routes/auth.ts';
 import { dropExpiredSnapshots } from '../../pipeline/materialize/snapshots.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { useApi } from '../support/api-harness.ts';
-import { runSoulgraph, waitFor } from '../support/child-process.ts';
+import { waitFor } from '../support/child-process.ts';
+import { runCliInProcess } from '../support/cli-in-process.ts';
 import { ingestFiles, writeJsonLines } from '../support/pipeline-harness.ts';
 
 const api = useApi();
@@ -213,7 +214,7 @@ describe('ApiKey', () => {
   it('stops accepting a revoked key within the cache time', async () => {
     const { key, keyId: id } = await api.createApiKey(['--name', 'doomed', '--domain', DOMAIN]);
     await waitFor(async () => (await api.call('/api/v1/auth/nonce', { apiKey: key })).status === 200, 5_000, 'the new key');
-    expect((await runSoulgraph(['apikey', 'revoke', id], api.env)).code).toBe(0);
+    expect((await runCliInProcess(['apikey', 'revoke', id], api.env)).code).toBe(0);
     await waitFor(async () => (await api.call('/api/v1/auth/nonce', { apiKey: key })).body.code === '10121', 5_000, 'the revocation');
   });
 

@@ -5,21 +5,24 @@ import { mintApiKey, parseApiKey, readActiveApiKeys } from '../../shared/api-key
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { runSoulgraph } from '../support/child-process.ts';
+import { runCliInProcess } from '../support/cli-in-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
 
-/** Creates a key through the real CLI; returns the key (stdout's only line) and the whole output. */
+/**
+ * Creates a key with the CLI's own code, in this process; returns the key (stdout's only
+ * line) and the whole output. The first test spawns the real CLI: what a shell captures.
+ */
 async function createKey(...args: string[]): Promise<{ key: string; output: string }> {
-  const { code, output } = await runSoulgraph(['apikey', 'create', ...args], env.env);
+  const { code, stdout, output } = await runCliInProcess(['apikey', 'create', ...args], env.env);
   expect(code, output).toBe(0);
-  const key = output.split('\n').find((line) => line.startsWith('sg_'));
-  expect(key, output).toBeDefined();
-  return { key: key!, output };
+  expect(stdout, output).toMatch(/^sg_\S+\n$/);
+  return { key: stdout.trim(), output };
 }
 
 async function revoke(keyId: string) {
-  return runSoulgraph(['apikey', 'revoke', keyId], env.env);
+  return runCliInProcess(['apikey', 'revoke', keyId], env.env);
 }
 
 /** The ClickHouse client with its reads counted, and failing on demand. */
@@ -54,8 +57,10 @@ function clock(start = Date.now()) {
 }
 
 describe('soulgraph apikey', () => {
-  it('creates a key, prints it once, and stores only its hash', async () => {
-    const { key, output } = await createKey('--name', 'acme', '--domain', 'app.acme.xyz');
+  it('creates a key, prints it once (alone on stdout, for KEY=$(...)), and stores only its hash', async () => {
+    const { code, output } = await runSoulgraph(['apikey', 'create', '--name', 'acme', '--domain', 'app.acme.xyz'], env.env);
+    expect(code, output).toBe(0);
+    const key = output.split('\n').find((line) => line.startsWith('sg_'))!;
     expect(key).toMatch(/^sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32}$/);
     expect(output.split(key).length - 1).toBe(1);
     expect(output).toContain('it will not be shown again');
@@ -79,7 +84,7 @@ describe('soulgraph apikey', () => {
   it('lists keys as active without the key or its hash', async () => {
     const { key } = await createKey('--name', 'listed', '--domain', 'listed.example');
     const keyId = parseApiKey(key)!.keyId;
-    const { code, output } = await runSoulgraph(['apikey', 'list'], env.env);
+    const { code, output } = await runCliInProcess(['apikey', 'list'], env.env);
     expect(code, output).toBe(0);
     expect(output).toMatch(/key id\s+name\s+domains\s+rate limit\s+created\s+status/);
     expect(output).toMatch(new RegExp(`^${keyId}\\s+listed\\s+listed\\.example\\s+default\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+active$`, 'm'));
@@ -99,7 +104,7 @@ describe('soulgraph apikey', () => {
     const again = await revoke(keyId);
     expect(again.code, again.output).toBe(0);
     expect(again.output).toContain(`API key ${keyId} (gone) was already revoked at`);
-    expect((await runSoulgraph(['apikey', 'list'], env.env)).output).toMatch(new RegExp(`^${keyId}\\s+gone\\s.*\\srevoked$`, 'm'));
+    expect((await runCliInProcess(['apikey', 'list'], env.env)).output).toMatch(new RegExp(`^${keyId}\\s+gone\\s.*\\srevoked$`, 'm'));
   });
 
   it.each([
@@ -114,8 +119,9 @@ describe('soulgraph apikey', () => {
     [['revoke', '0123456789ab'], 'no API key with id 0123456789ab'],
     [['revoke', 'sg_0123'], '"sg_0123" is not a key id'],
   ])('refuses apikey %j with exit code 2 and one line', async (args, message) => {
-    const { code, output } = await runSoulgraph(['apikey', ...args], env.env);
+    const { code, stdout, output } = await runCliInProcess(['apikey', ...args], env.env);
     expect(code, output).toBe(2);
+    expect(stdout).toBe('');
     const lines = output.trim().split('\n');
     expect(lines, output).toHaveLength(1);
     expect(lines[0]).toContain(message);

@@ -4,11 +4,14 @@ import { loadSigningKeys } from '../../api/tokens/signing-keys.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { logicalRows, writeText } from '../support/pipeline-harness.ts';
 import { runSoulgraph } from '../support/child-process.ts';
+import { runCliInProcess } from '../support/cli-in-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
 const RAPHTORY_TRANSACTIONS = '../shared/data/raphtory-eth/transactions_03300000_03399999_small.csv';
 
+// The process itself is the point of the first few (a worker started on the side, settings
+// read at start-up); the rest run the CLI's own code in this process (cli-in-process.ts).
 describe('the soulgraph command line', () => {
   it('ingests a real ethereum-etl export end to end, running a worker itself when none is up', async () => {
     const { code, output } = await runSoulgraph(['ingest', 'transactions', '--format', 'ethereum-etl', RAPHTORY_TRANSACTIONS], env.env);
@@ -26,13 +29,13 @@ describe('the soulgraph command line', () => {
   });
 
   it('answers an unknown kind with exit code 2 and the list of kinds', async () => {
-    const { code, output } = await runSoulgraph(['ingest', 'tweets', 'x.jsonl'], env.env);
+    const { code, output } = await runCliInProcess(['ingest', 'tweets', 'x.jsonl'], env.env);
     expect(code).toBe(2);
     expect(output).toContain('unknown kind "tweets"; kinds are profiles, social-follows');
   });
 
   it('refuses --format ethereum-etl for a kind ethereum-etl does not export', async () => {
-    const { code, output } = await runSoulgraph(['ingest', 'profiles', '--format', 'ethereum-etl', 'p.csv'], env.env);
+    const { code, output } = await runCliInProcess(['ingest', 'profiles', '--format', 'ethereum-etl', 'p.csv'], env.env);
     expect(code).toBe(2);
     expect(output).toContain('--format ethereum-etl is available for transactions and token-transfers, not profiles');
   });
@@ -46,20 +49,22 @@ describe('the soulgraph command line', () => {
   });
 
   it('explains every command with --help', async () => {
-    const { code, output } = await runSoulgraph(['--help'], env.env);
+    const { code, output } = await runCliInProcess(['--help'], env.env);
     expect(code).toBe(0);
     const commands = ['start', 'ingest', 'chain', 'status', 'migrate', 'generate', 'workers', 'scheduler', 'schedules', 'retry', 'materialize', 'eval'];
     for (const command of commands) expect(output).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
-    // Side by side: one process each, and a dozen in a row is most of a minute on two loaded cores.
-    const helps = await Promise.all(commands.map((command) => runSoulgraph([command, '--help'], env.env)));
-    for (const [i, help] of helps.entries()) expect(help.code, `${commands[i]} --help: ${help.output}`).toBe(0);
+    for (const command of commands) {
+      const help = await runCliInProcess([command, '--help'], env.env);
+      expect(help.code, `${command} --help: ${help.output}`).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: soulgraph ${command} `));
+    }
   });
 });
 
 describe('the soulgraph command line, checking inputs before enqueueing', () => {
   it('stops on a CSV header with a misspelled column, listing the columns of the kind', async () => {
     const file = await writeText('follows.csv', 'followerProfileId,followeeProfileId,followedAt,unfollowed_at\np_1,p_2,2024-01-01,\n');
-    const { code, output } = await runSoulgraph(['ingest', 'follows', file], env.env);
+    const { code, output } = await runCliInProcess(['ingest', 'follows', file], env.env);
     expect(code).toBe(2);
     expect(output).toContain(
       'unknown column unfollowed_at; the columns of follows are followerProfileId, followeeProfileId, followedAt, unfollowedAt',
@@ -69,13 +74,13 @@ describe('the soulgraph command line, checking inputs before enqueueing', () => 
 
   it('stops on a CSV header that is not valid CSV, naming its line, without a stack trace', async () => {
     const file = await writeText('broken-header.csv', 'followerProfileId,"followeeProfileId\np_1,p_2\n');
-    const { code, output } = await runSoulgraph(['ingest', 'follows', file], env.env);
+    const { code, output } = await runCliInProcess(['ingest', 'follows', file], env.env);
     expect(code).toBe(2);
     expect(output.trim()).toBe(`soulgraph: ${file}:1: the CSV header is not valid CSV: a quote opened at line 1 is never closed`);
   });
 
   it('names a missing file in one line, without a stack trace', async () => {
-    const { code, output } = await runSoulgraph(['ingest', 'profiles', 'nowhere/profiles.jsonl'], env.env);
+    const { code, output } = await runCliInProcess(['ingest', 'profiles', 'nowhere/profiles.jsonl'], env.env);
     expect(code).toBe(2);
     expect(output.trim()).toBe('soulgraph: nowhere/profiles.jsonl: no such file, or not readable');
   });
@@ -83,7 +88,7 @@ describe('the soulgraph command line, checking inputs before enqueueing', () => 
 
 describe('soulgraph secrets', () => {
   it('generates a signing key and a cursor secret that a production API accepts', async () => {
-    const { code, output } = await runSoulgraph(['secrets', 'generate'], env.env);
+    const { code, output } = await runCliInProcess(['secrets', 'generate'], env.env);
     expect(code).toBe(0);
     const keys = /^API_SIGNING_KEYS='(.+)'$/m.exec(output)?.[1];
     const secret = /^CURSOR_SECRET=(\S+)$/m.exec(output)?.[1];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BASELINES } from '../../pipeline/evaluate/link-prediction-baselines.ts';
 import { runSoulgraph } from '../support/child-process.ts';
+import { runCliInProcess } from '../support/cli-in-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
@@ -113,7 +114,7 @@ describe('soulgraph eval', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-test-'));
     const edges = path.join(dir, 'header.txt');
     await writeFile(edges, 'id_1\tid_2\n1\t2\n');
-    const { code, output } = await runSoulgraph(['eval', '--edges', edges], env.env);
+    const { code, output } = await runCliInProcess(['eval', '--edges', edges], env.env);
     expect(code).toBe(2);
     expect(output).toContain('header.txt:1: node ids are whole numbers or 0x-hex, got "id_1\\tid_2" (a header line? pass --header, or start it with #)');
     const skipped = await runSoulgraph(['eval', '--edges', edges, '--header', '--k', '1', '--out', dir], env.env);
@@ -125,7 +126,7 @@ describe('soulgraph eval', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-test-'));
     const edges = path.join(dir, 'bad.txt');
     await writeFile(edges, '1\t2\nthree words here\n');
-    const { code, output } = await runSoulgraph(['eval', '--edges', edges], env.env);
+    const { code, output } = await runCliInProcess(['eval', '--edges', edges], env.env);
     expect(code).toBe(2);
     expect(output).toContain('bad.txt:2: node ids are whole numbers or 0x-hex');
     expect(existsSync(path.join(dir, 'bad-holdout0.1-seed1.md'))).toBe(false);

@@ -9,6 +9,7 @@ import { ingestJobOptions, ingestQueueName, type IngestJobPayload } from '../../
 import { redisConnection } from '../../shared/redis.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { runSoulgraph, waitFor } from '../support/child-process.ts';
+import { runCliInProcess } from '../support/cli-in-process.ts';
 import { logicalRows, silentLogger } from '../support/pipeline-harness.ts';
 import { sampleValue } from '../support/prometheus-text.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
@@ -58,7 +59,7 @@ describe('soulgraph retry', () => {
   });
 
   it('refuses an unknown queue, naming the queues', async () => {
-    const { code, output } = await runSoulgraph(['retry', '--queue', 'ingest-tweets', '--all'], env.env);
+    const { code, output } = await runCliInProcess(['retry', '--queue', 'ingest-tweets', '--all'], env.env);
     expect(code).toBe(2);
     expect(output).toContain('unknown queue "ingest-tweets"; queues are ingest-profiles');
   });

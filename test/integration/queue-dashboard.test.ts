@@ -6,7 +6,7 @@
 import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
-import { allQueueNames, ingestQueueName } from '../../shared/queues.ts';
+import { CHAIN_QUEUE, allQueueNames, ingestQueueName } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { DASHBOARD_PATH, startAdminServer, type AdminServer } from '../../pipeline/admin/admin-server.ts';
 import { waitFor } from '../support/child-process.ts';
@@ -73,16 +73,28 @@ describe('the queue dashboard', () => {
     }
   });
 
-  it('lists every queue of the pipeline, and a failed job with its error and payload', async () => {
+  it('lists every queue of the pipeline (the chain queue only with CHAINS set), and a failed job with its error and payload', async () => {
     const response = await dashboard(`/api/queues?activeQueue=${QUEUE}&status=failed&page=1&jobsPerPage=10`, { headers: asAdmin });
     expect(response.status).toBe(200);
     const { queues } = (await response.json()) as { queues: { name: string; counts: Record<string, number>; jobs: { id: string; failedReason: string; data: unknown }[] }[] };
-    expect(queues.map((q) => q.name).sort()).toEqual([...allQueueNames()].sort());
+    expect(queues.map((q) => q.name).sort()).toEqual(allQueueNames().filter((name) => name !== CHAIN_QUEUE).sort());
     const mints = queues.find((q) => q.name === QUEUE)!;
     expect(mints.counts).toMatchObject({ failed: 1, waiting: 1 });
     expect(mints.jobs).toEqual([
       expect.objectContaining({ id: 'failed-one', failedReason: 'invalid ingest-sbt-mints payload: rows[0]: owner missing', data: expect.objectContaining({ source: 'dashboard.test' }) }),
     ]);
+  });
+
+  it('shows the chain queue where CHAINS configures a chain', async () => {
+    const chains = parseConfig({ ...env.env, ADMIN_USER: 'ops', ADMIN_PASSWORD: PASSWORD, CHAINS: '[{"id":31337,"rpcUrls":["http://127.0.0.1:9"]}]' });
+    const withChain = await startAdminServer(chains, silentLogger, 0);
+    try {
+      const response = await fetch(`http://127.0.0.1:${withChain.port}${DASHBOARD_PATH}/api/queues`, { headers: asAdmin });
+      const { queues } = (await response.json()) as { queues: { name: string }[] };
+      expect(queues.map((q) => q.name)).toContain(CHAIN_QUEUE);
+    } finally {
+      await withChain.close();
+    }
   });
 
   it('refuses a change requested from another origin (a hostile page using the browser’s credential)', async () => {

@@ -12,7 +12,7 @@ import { issueUnifiedToken } from '../../api/tokens/unified-token.ts';
 import { generateSigningKeyJwk, type PrivateEcJwk } from '../../shared/signing-key-jwk.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
-import { runSoulgraph } from './child-process.ts';
+import { runCliInProcess } from './cli-in-process.ts';
 import { silentLogger } from './pipeline-harness.ts';
 import { useTestEnvironment, type TestEnvironment, type TestEnvironmentOptions } from './test-environment.ts';
 
@@ -23,7 +23,7 @@ export interface ApiHarness extends TestEnvironment {
   signingJwk: PrivateEcJwk;
   /** `fetch` against the API; returns status, headers and the parsed body. */
   call(path: string, init?: RequestInit & { apiKey?: string }): Promise<{ status: number; headers: Headers; body: any }>;
-  /** A new ApiKey made with the real CLI (`soulgraph apikey create`). */
+  /** A new ApiKey made by the CLI's own code (`soulgraph apikey create`, in this process), once the API accepts it. */
   createApiKey(args?: string[]): Promise<{ key: string; keyId: string }>;
   /** A unified token for a profile, signed with the API's key (for profiles whose wallets the test does not hold). */
   unifiedTokenFor(profileId: string, address: string): Promise<string>;
@@ -70,11 +70,14 @@ export function useApi(overrides: Record<string, string> = {}, options: TestEnvi
     return { status: response.status, headers: response.headers, body };
   };
   harness.createApiKey = async (args = ['--name', 'acme', '--domain', 'app.acme.xyz']) => {
-    const { code, output } = await runSoulgraph(['apikey', 'create', ...args], env.env);
+    const { code, output } = await runCliInProcess(['apikey', 'create', ...args], env.env);
     if (code !== 0) throw new Error(`apikey create failed: ${output}`);
     // Not \b: a key may end in '-', which is no word character.
     const key = /(?<![\w-])(sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32})(?![\w-])/.exec(output)?.[1];
     if (!key) throw new Error(`no key in: ${output}`);
+    // The API sees a new key once its copy of the keys is older than APIKEY_CACHE_SECONDS
+    // (api-key-cache.ts): past that, any copy in use was read after the key was written.
+    await new Promise((resolve) => setTimeout(resolve, harness.config.APIKEY_CACHE_SECONDS * 1000 + 250));
     return { key, keyId: key.split('_')[1]! };
   };
   harness.unifiedTokenFor = async (profileId, address) =>

@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +24,11 @@ export interface CustodianHarness {
   urls: string[];
   /** What the custodians logged (JSON lines). */
   output(): string;
+  /** With `consecutivePorts`: custodian i listens on basePort + i - 1, as `soulgraph start` places them (CUSTODIAN_PORT). */
+  basePort?: number;
 }
 
-export function useCustodians(options: { nodes?: number; threshold?: number; env?: Record<string, string> } = {}): CustodianHarness {
+export function useCustodians(options: { nodes?: number; threshold?: number; env?: Record<string, string>; consecutivePorts?: boolean } = {}): CustodianHarness {
   const nodes = options.nodes ?? 5;
   const threshold = options.threshold ?? 3;
   const keyDir = mkdtempSync(path.join(os.tmpdir(), 'soulgraph-custodians-'));
@@ -41,6 +44,7 @@ export function useCustodians(options: { nodes?: number; threshold?: number; env
   const harness: CustodianHarness = { keyDir, network, publicKey: network.publicKey, threshold, urls: [], output: () => logs };
 
   beforeAll(async () => {
+    if (options.consecutivePorts) harness.basePort = await consecutiveFreePorts(nodes);
     harness.urls = await Promise.all(
       Array.from({ length: nodes }, async (_, i) => {
         const child = spawn(process.execPath, ['--import', 'tsx', CUSTODIAN_SERVER], {
@@ -49,7 +53,7 @@ export function useCustodians(options: { nodes?: number; threshold?: number; env
             LOG_LEVEL: 'info',
             NODE_ENV: 'test',
             CUSTODIAN_SHARE_FILE: path.join(keyDir, shareFileName(i + 1)),
-            CUSTODIAN_PORT: '0',
+            CUSTODIAN_PORT: harness.basePort === undefined ? '0' : String(harness.basePort + i),
             ...options.env,
           },
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,4 +86,28 @@ export function useCustodians(options: { nodes?: number; threshold?: number; env
     rmSync(keyDir, { recursive: true, force: true });
   });
   return harness;
+}
+
+/** The first of `count` consecutive ports that were all free a moment ago. */
+async function consecutiveFreePorts(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    const servers: Server[] = [];
+    try {
+      for (let i = 0; i < count; i++) {
+        servers.push(
+          await new Promise<Server>((resolve, reject) => {
+            const server = createServer().once('error', reject);
+            server.listen(base + i, '127.0.0.1', () => resolve(server));
+          }),
+        );
+      }
+      return base;
+    } catch {
+      // taken: try another range
+    } finally {
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
+  }
+  throw new Error(`no ${count} consecutive free ports found`);
 }

@@ -20,6 +20,16 @@ describe('Shutdown', () => {
     expect(order).toEqual(['stop taking work', 'finish work', 'close connections']);
   });
 
+  it('says it has started from the moment run is called, so that exits from then on read as expected', async () => {
+    const { shutdown } = recorder();
+    let startedDuringStep: boolean | undefined;
+    shutdown.add('step', () => void (startedDuringStep = shutdown.started));
+    expect(shutdown.started).toBe(false);
+    await shutdown.run('test');
+    expect(startedDuringStep).toBe(true);
+    expect(shutdown.started).toBe(true);
+  });
+
   it('logs the reason first', async () => {
     const { log, shutdown } = recorder();
     await shutdown.run('SIGTERM');
