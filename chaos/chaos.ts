@@ -8,7 +8,7 @@
  * Exits 1 if any row fails. Not part of `npm test`: it takes minutes. Settings:
  *   CHAOS_ONLY=ingest,bad-input,stalls,materialize (default: all)
  *   CHAOS_ROWS=150000 (transactions per ingest fault)  CHAOS_PROFILES=2000 (the served world)
- *   CHAOS_LONG_LINE_MB=20 (the "very long line" files)
+ *   CHAOS_LONG_LINE_MB=20 (the "very long line" files)  CHAOS_RATE=40 (API requests/s under the faults)
  * How to read the table: docs/operations.md, "Fault drill: npm run chaos".
  */
 import { badInputRows } from './bad-input.ts';
@@ -23,6 +23,7 @@ const FAMILIES = ['ingest', 'bad-input', 'stalls', 'materialize'] as const;
 const only = new Set((process.env.CHAOS_ONLY ?? FAMILIES.join(',')).split(',').map((f) => f.trim()));
 const ROWS = Number(process.env.CHAOS_ROWS ?? 150_000);
 const PROFILES = Number(process.env.CHAOS_PROFILES ?? 2_000);
+const RATE = Number(process.env.CHAOS_RATE ?? 40);
 const LONG_LINE_BYTES = Number(process.env.CHAOS_LONG_LINE_MB ?? 20) * 1024 * 1024;
 
 const started = Date.now();
@@ -55,10 +56,10 @@ try {
     const world = await startServedWorld(stack, PROFILES);
     try {
       if (only.has('stalls')) {
-        await scenario('SIGSTOP Redis 10 s under load', () => stallUnderLoad(stack, world, 'redis'));
-        await scenario('SIGSTOP ClickHouse 10 s under load', () => stallUnderLoad(stack, world, 'clickhouse'));
+        await scenario('SIGSTOP Redis 10 s under load', () => stallUnderLoad(stack, world, 'redis', RATE));
+        await scenario('SIGSTOP ClickHouse 10 s under load', () => stallUnderLoad(stack, world, 'clickhouse', RATE));
       }
-      if (only.has('materialize')) await scenario('kill -9 workers mid-materialization', () => killMaterialization(world));
+      if (only.has('materialize')) await scenario('kill -9 workers mid-materialization', () => killMaterialization(world, RATE / 2));
     } finally {
       await world.stop();
     }

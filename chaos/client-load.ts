@@ -1,8 +1,9 @@
 /**
- * Clients calling the API while a fault is done: a few connections in a loop over the
- * requests given, each answer recorded with its route, when it was sent and answered, and
- * what it was ("200/0", "503/10503", "timeout", ...). A request gets CLIENT_TIMEOUT_MS, like
- * an impatient app; longer counts as "timeout".
+ * Clients calling the API while a fault is done: requests sent at a steady rate whether or
+ * not earlier ones were answered (as many independent apps would: a stalled server piles
+ * requests up rather than slowing the clients down), each answer recorded with its route,
+ * when it was sent and answered, and what it was ("200/0", "503/10503", "timeout", ...). A
+ * request gets CLIENT_TIMEOUT_MS, like an impatient app; longer counts as "timeout".
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -26,28 +27,33 @@ export const OK = '200/0';
 const CLIENT_TIMEOUT_MS = 15_000;
 
 export interface RunningLoad {
-  answers: Answer[];
-  /** Stops sending, waits for the answers in flight. */
+  /** Stops sending, waits for the answers in flight; every answer, in the order they came. */
   stop(): Promise<Answer[]>;
 }
 
-export function startLoad(baseUrl: string, requests: ApiRequest[], options: { connections?: number; pauseMs?: number } = {}): RunningLoad {
+/** `rate` requests a second over `requests` in turn, until stopped. */
+export function startLoad(baseUrl: string, requests: ApiRequest[], rate: number): RunningLoad {
   const answers: Answer[] = [];
+  const inFlight = new Set<Promise<void>>();
   let stopping = false;
-  let next = 0;
-  const loop = async () => {
-    while (!stopping) {
-      const request = requests[next++ % requests.length]!;
-      answers.push(await call(baseUrl, request));
-      await sleep(options.pauseMs ?? 20);
+  const sending = (async () => {
+    const started = Date.now();
+    for (let sent = 0; !stopping; sent++) {
+      const request = requests[sent % requests.length]!;
+      const answered = call(baseUrl, request).then((answer) => {
+        answers.push(answer);
+        inFlight.delete(answered);
+      });
+      inFlight.add(answered);
+      // Paced by the clock, not by the previous send: late ticks catch up.
+      await sleep(Math.max(0, started + ((sent + 1) * 1000) / rate - Date.now()));
     }
-  };
-  const loops = Array.from({ length: options.connections ?? 4 }, loop);
+  })();
   return {
-    answers,
     async stop() {
       stopping = true;
-      await Promise.all(loops);
+      await sending;
+      await Promise.all(inFlight);
       return answers;
     },
   };

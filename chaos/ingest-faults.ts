@@ -33,7 +33,7 @@ const QUEUE_DRAIN_LIMIT_MS = 180_000;
 /** `soulgraph generate` transactions for about `rows` rows, and their distinct keys. */
 export async function prepareIngestInput(work: string, rows: number): Promise<IngestInput> {
   const outDir = path.join(work, 'ingest-input');
-  const manifest = await generateWorld({ profiles: Math.max(100, Math.round(rows / 10.5)), seed: 21, outDir, kinds: ['transactions'] });
+  const manifest = await generateWorld({ profiles: Math.max(100, Math.round(rows / 9.8)), seed: 21, outDir, kinds: ['transactions'] });
   const file = path.join(outDir, manifest.files.transactions!.file);
   return { file, expected: await distinctKeys(file) };
 }

@@ -12,10 +12,10 @@ import { snapshotOfPage, type ServedWorld } from './served-world.ts';
 /** Longer than the API's snapshot cache (SNAPSHOT_CACHE_SECONDS, 5 s): the newest snapshot is served by then. */
 const CACHE_PASSED_MS = 7_000;
 
-export async function killMaterialization(world: ServedWorld): Promise<ScenarioRow> {
+export async function killMaterialization(world: ServedWorld, rate: number): Promise<ScenarioRow> {
   const row: ScenarioRow = { scenario: 'kill -9 workers mid-materialization', notes: [], problems: [] };
   const before = await world.newestReadySnapshot();
-  const load = startLoad(world.apiUrl, world.requests, { connections: 2, pauseMs: 50 });
+  const load = startLoad(world.apiUrl, world.requests, rate);
   try {
     const runId = await world.enqueueRun();
     let killedAt: RunView | undefined;

@@ -16,16 +16,18 @@ const AFTER_MS = 10_000;
 const RECOVERY_LIMIT_MS = 5_000;
 const ALLOWED = new Set([OK, '503/10503']);
 
-export async function stallUnderLoad(stack: ChaosStack, world: ServedWorld, server: ServerName): Promise<ScenarioRow> {
-  const row: ScenarioRow = { scenario: `SIGSTOP ${server === 'redis' ? 'Redis' : 'ClickHouse'} 10 s under load`, notes: [], problems: [] };
-  const load = startLoad(world.apiUrl, world.requests);
+export async function stallUnderLoad(stack: ChaosStack, world: ServedWorld, server: ServerName, rate: number): Promise<ScenarioRow> {
+  const row: ScenarioRow = { scenario: `SIGSTOP ${server === 'redis' ? 'Redis' : 'ClickHouse'} 10 s under load`, notes: [`${rate} requests/s`], problems: [] };
+  const load = startLoad(world.apiUrl, world.requests, rate);
   await sleep(BEFORE_MS);
   const stoppedAt = Date.now();
   const resumedAt = await stack.stall(server, STALL_MS);
   await sleep(AFTER_MS);
   const answers = await load.stop();
   row.codes = outcomes(answers);
-  Object.assign(row, judgeStall(answers, stoppedAt, resumedAt));
+  const verdict = judgeStall(answers, stoppedAt, resumedAt);
+  row.problems.push(...verdict.problems);
+  row.notes.push(...verdict.notes);
   return row;
 }
 
@@ -48,6 +50,10 @@ export function judgeStall(answers: Answer[], stoppedAt: number, resumedAt: numb
   if (late.length > 0) problems.push(`${late.length} requests sent over ${RECOVERY_LIMIT_MS / 1000} s after SIGCONT still failed`);
   const afterResume = answers.filter((a) => a.sentAt > resumedAt + RECOVERY_LIMIT_MS);
   if (afterResume.length === 0) problems.push('no request was answered after the recovery window: the load stopped');
+  for (const [outcome, n] of Object.entries(outcomes(answers.filter((a) => a.outcome !== OK)))) {
+    const byRoute = outcomes(answers.filter((a) => a.outcome === outcome).map((a) => ({ ...a, outcome: a.route })));
+    notes.push(`${outcome} x${n}: ${Object.entries(byRoute).map(([route, count]) => `${route} ${count}`).join(', ')}`);
+  }
   const during = answers.filter((a) => a.sentAt >= stoppedAt && a.sentAt < resumedAt);
   const slowest = Math.max(0, ...during.map((a) => a.answeredAt - a.sentAt));
   notes.push(`${answers.length} answers; ${during.length} to requests sent during the stall, the slowest after ${(slowest / 1000).toFixed(1)} s`);
