@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChaosStack } from './chaos-stack.ts';
+import type { ChaosStack, ScenarioEnvironment } from './chaos-stack.ts';
 import { badInputCases, type BadInputCase } from './bad-input-files.ts';
 import { workersServing } from './ingest-queue.ts';
 import { exitWithin, startSoulgraph, stopChild, waitFor } from './processes.ts';
@@ -33,7 +33,7 @@ export async function badInputRows(stack: ChaosStack, longLineBytes: number, onR
   }
 }
 
-async function ingestBadFile(scenario: Awaited<ReturnType<ChaosStack['scenarioEnvironment']>>, dir: string, badCase: BadInputCase): Promise<ScenarioRow> {
+async function ingestBadFile(scenario: ScenarioEnvironment, dir: string, badCase: BadInputCase): Promise<ScenarioRow> {
   const row: ScenarioRow = { scenario: badCase.name, expected: badCase.goodKeys, notes: [], problems: [] };
   const file = path.join(dir, badCase.fileName);
   await writeFile(file, badCase.content);

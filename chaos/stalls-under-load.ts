@@ -55,7 +55,10 @@ export function judgeStall(answers: Answer[], stoppedAt: number, resumedAt: numb
     notes.push(`${outcome} x${n}: ${Object.entries(byRoute).map(([route, count]) => `${route} ${count}`).join(', ')}`);
   }
   const during = answers.filter((a) => a.sentAt >= stoppedAt && a.sentAt < resumedAt);
-  const slowest = Math.max(0, ...during.map((a) => a.answeredAt - a.sentAt));
-  notes.push(`${answers.length} answers; ${during.length} to requests sent during the stall, the slowest after ${(slowest / 1000).toFixed(1)} s`);
+  const slowest = (route: string) => Math.max(0, ...during.filter((a) => a.route === route).map((a) => a.answeredAt - a.sentAt));
+  const routes = [...new Set(during.map((a) => a.route))];
+  notes.push(
+    `${answers.length} answers; ${during.length} to requests sent during the stall, the slowest after ${routes.map((r) => `${(slowest(r) / 1000).toFixed(1)} s (${r})`).join(', ')}`,
+  );
   return { problems, notes, recoveryMs };
 }
