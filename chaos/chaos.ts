@@ -1,7 +1,8 @@
 /**
  * npm run chaos: faults and bad input against a private stack, and a table of what held.
  *
- *   kill -9 the workers (3 times), Redis, ClickHouse in the middle of `soulgraph ingest`;
+ *   kill -9 the workers (3 times), Redis, ClickHouse (twice: default attempts, and one
+ *   attempt per chunk so that `soulgraph retry --all` must repair) mid `soulgraph ingest`;
  *   every kind of bad CSV and JSON Lines file; SIGSTOP Redis, then ClickHouse, for 10 s
  *   under API load; kill -9 the workers while they materialize a snapshot.
  *

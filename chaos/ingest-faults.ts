@@ -1,7 +1,7 @@
 /**
  * Faults during `soulgraph ingest`: the workers process killed with -9 three times, Redis
- * killed with -9, ClickHouse killed with -9 (the local stack's supervisor starts each
- * server again). Each scenario ingests the same generated transactions into a database of
+ * killed with -9, ClickHouse killed with -9, with the default attempts and with one attempt
+ * per chunk (the local stack's supervisor starts each server again). Each scenario ingests the same generated transactions into a database of
  * its own, then checks what the docs promise: the CLI ends (exit 0, or 1 with the failed
  * chunks or the interruption named), the documented recovery (`soulgraph retry --all`,
  * or the same command again) completes it, and FINAL holds every input key exactly once.
@@ -67,6 +67,8 @@ interface Fault {
   name: string;
   /** Exit codes of the first ingest run that the docs allow after this fault. */
   allowedExits: number[];
+  /** Settings of the scenario's processes besides the chaos defaults. */
+  settings?: Record<string, string>;
   /** Does the fault; returns notes for the table. */
   run(run: FaultRun): Promise<string[]>;
 }
@@ -106,12 +108,24 @@ export const INGEST_FAULTS: Fault[] = [
       return [`ClickHouse killed at ${at} rows; answering again (supervisor) after ${(outageMs / 1000).toFixed(1)} s`];
     },
   },
+  {
+    // One attempt per chunk: the chunks caught by the outage fail for good, as after a long
+    // outage with the default attempts, and the documented repair is what completes the load.
+    name: 'kill -9 ClickHouse, 1 attempt/chunk',
+    allowedExits: [1],
+    settings: { INGEST_JOB_ATTEMPTS: '1' },
+    async run(run) {
+      const at = await run.rowsReach(Math.floor(run.expected / 4));
+      const outageMs = await run.stack.killAndAwaitRestart('clickhouse');
+      return [`ClickHouse killed at ${at} rows; answering again (supervisor) after ${(outageMs / 1000).toFixed(1)} s`];
+    },
+  },
 ];
 
 export async function runIngestFault(stack: ChaosStack, input: IngestInput, fault: Fault): Promise<ScenarioRow> {
   const row: ScenarioRow = { scenario: fault.name, expected: input.expected, exitCodes: [], notes: [], problems: [] };
   // Short locks: a killed worker's chunks go to the next worker within seconds, not 30 s.
-  const scenario = await stack.scenarioEnvironment(fault.name, { INGEST_LOCK_MS: '5000' });
+  const scenario = await stack.scenarioEnvironment(fault.name, { INGEST_LOCK_MS: '5000', ...fault.settings });
   const { config, env } = scenario;
   const ingestArgs = ['ingest', 'transactions', input.file, '--chunk-rows', String(CHUNK_ROWS), '--workers', 'no'];
   let workers: Child | undefined;
