@@ -69,7 +69,12 @@ export async function runSoulgraph(args: string[], env: Record<string, string>):
 
 /** The exit, or 'still running' once `timeoutMs` has passed (the process is then killed, so that nothing hangs the run). */
 export async function exitWithin(child: Child, timeoutMs: number): Promise<Exit | 'still running'> {
-  const ended = await Promise.race([child.exited, sleep(timeoutMs).then(() => 'still running' as const)]);
+  // Cancelled once the child exits: a pending timer would keep the chaos run alive for minutes after its table.
+  const timer = new AbortController();
+  // The abort comes after the race is decided, so its rejection is never the race's answer.
+  const late = sleep(timeoutMs, 'still running' as const, { signal: timer.signal }).catch(() => 'still running' as const);
+  const ended = await Promise.race([child.exited, late]);
+  timer.abort();
   if (ended === 'still running') {
     child.kill('SIGKILL');
     await child.exited;
