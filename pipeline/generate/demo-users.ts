@@ -11,8 +11,8 @@
  * is set aside, then the social follows, counterparties and NFT co-holders come from the
  * profiles left, each used once.
  *
- * Ada, the first, follows only Grace: her friends of friends are exactly Grace's followees,
- * so her whole list is known (docs/api.md shows it). Grace and Alan also follow world
+ * Ada, the first, follows only Grace, and only Alan follows her: her friends of friends are
+ * exactly Grace's and Alan's followees, so her whole list is known (docs/api.md shows it). Grace and Alan also follow world
  * profiles, and get those profiles' followees as friends of friends too.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';

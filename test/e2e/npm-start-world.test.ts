@@ -122,8 +122,10 @@ describe('the demo users', () => {
   it("recommends Ada exactly the people her demo data relates her to, each for its one reason: all four forms", async () => {
     const expected = expectedReasons(0, ada);
     const w = createWorld(world.config.DEMO_SEED, world.config.DEMO_PROFILES, 1);
-    // She follows Grace only, so her friends of friends are whom Grace follows: Alan and Grace's friends.
+    // She follows Grace only, so her friends of friends are whom Grace follows: Alan and Grace's
+    // friends; and Alan follows her, so whom he follows too (his friends), named after him.
     for (const id of [alan.profileId, ...world.plan.friends[1]!.map((p) => profileIdOf(w, p))]) expected.set(id, `Followed by ${grace.name}`);
+    for (const p of world.plan.friends[2]!) expected.set(profileIdOf(w, p), `Followed by ${alan.name}`);
     expect(Object.fromEntries(await recommendationsOf(ada))).toEqual(Object.fromEntries(expected));
   });
 
