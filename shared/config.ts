@@ -170,6 +170,8 @@ export const configSchema = z.object({
    * first, then those who follow fewest) ...
    */
   REC_FOF_VIA_FOLLOWEES: z.coerce.number().int().min(1).default(20),
+  /** ... the followers (not followed back) whose followees count as co-followed (those who follow fewest first) ... */
+  REC_FOF_VIA_FOLLOWERS: z.coerce.number().int().min(1).default(10),
   /** ... the followees each of them passes on (the most followed first) ... */
   REC_FOF_PER_FOLLOWEE: z.coerce.number().int().min(1).default(20),
   /** ... and, for a candidate who follows the caller, its followers checked for being followed by the caller (the most followed first). */

@@ -54,11 +54,12 @@ export async function computeBucket(
 function bucketFacts(snapshotId: number, bucket: number, buckets: number, params: ScoringParams): CallerFacts {
   const slice = (column: string): SqlFragment =>
     sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
+  const followees = sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`;
   const followers = sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`;
   return {
-    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
+    followees,
     followers,
-    followerHops: followerHopsSql(snapshotId, followers, params),
+    followerHops: followerHopsSql(snapshotId, { followees, followers }, params),
     firstHops: sql`SELECT p, f, degree FROM mat_first_hops WHERE ${slice('p')}`,
     socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,
     interactions: sql`SELECT src AS p, counterparty, chain_id, interactions, weight FROM mat_interactions WHERE ${slice('src')}`,

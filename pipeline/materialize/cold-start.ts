@@ -85,7 +85,7 @@ function liveFacts(
   return {
     ...follows,
     firstHops: firstHopsSql(snapshotId, follows, params),
-    followerHops: followerHopsSql(snapshotId, follows.followers, params),
+    followerHops: followerHopsSql(snapshotId, follows, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),
     interactions: callers ? interactionsSql(snapshotId, params, asOf, callers) : NO_INTERACTIONS,
     holdings: callers ? eligibleHoldingsSql(snapshotId, holdingsSql(callers)) : NO_HOLDINGS,

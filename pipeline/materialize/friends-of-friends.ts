@@ -38,8 +38,9 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, si
 }
 
 /**
- * Paths caller p <- f -> candidate c: someone who follows p follows c too. Through p's
- * followers who follow fewest (followerHopsSql), each passing on its forward list; keyed
+ * Paths caller p <- f -> candidate c: someone who follows p (and whom p does not follow)
+ * follows c too. Through p's followers who follow fewest (followerHopsSql), each passing on
+ * its forward list; keyed
  * 1 << 62 | degree << 32 | f, so that a reason names a followee before a follower.
  */
 function coFollowedSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
@@ -55,15 +56,17 @@ function coFollowedSql(snapshotId: number, callers: CallerFacts, signal: number)
 }
 
 /**
- * (p, f, degree): at most REC_FOF_VIA_FOLLOWEES of the callers' followers, those who follow
- * fewest first (the most telling of them), then the lower dense id.
+ * (p, f, degree): at most REC_FOF_VIA_FOLLOWERS of the callers' followers whom they do not
+ * follow (a mutual follow's paths are the forward ones already), those who follow fewest
+ * first (the most telling of them), then the lower dense id.
  */
-export function followerHopsSql(snapshotId: number, followers: SqlFragment, params: ScoringParams): SqlFragment {
+export function followerHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
+  const followers = sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
   return sql`
     SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(hop, 32)) AS degree
     FROM
     (
-        SELECT p, arrayJoin(arraySlice(arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)), 1, ${params.fof.viaFollowees})) AS hop
+        SELECT p, arrayJoin(arraySlice(arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)), 1, ${params.fof.viaFollowers})) AS hop
         FROM (SELECT p, c AS f FROM (${followers})) AS following
         ALL INNER JOIN
         (

@@ -113,7 +113,7 @@ describe('nightly materialization', () => {
     const snapshotId = await ready(config);
     const [gina] = await listOf(snapshotId, 'p_me');
     expect(gina).toMatchObject({ candidate_id: 'p_gina', reason_kind: 'social' });
-    expect(gina!.score).toBeCloseTo(2 + 2 / Math.log(Math.E + 3) + 1 / Math.log(Math.E + 7), 6);
+    expect(gina!.score).toBeCloseTo(2 + 1 / Math.log(Math.E + 3) + 1 / Math.log(Math.E + 7), 6);
   });
 
   it('marks a run failed when a bucket fails, and the previous snapshot keeps serving', async () => {
