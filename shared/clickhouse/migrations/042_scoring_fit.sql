@@ -16,4 +16,4 @@ ENGINE = MergeTree
 PARTITION BY snapshot_id
 ORDER BY snapshot_id;
 
-ALTER TABLE recommendations COMMENT COLUMN fof_score 'Signal 4: sum over users who follow the candidate and whom the profile follows or is followed by, of 1 / ln(e + their follow count), plus the run''s follows_you_weight (mat_scoring_fit) if the candidate follows the profile; for a profile with no evidence at all, a millionth of ln(1 + the candidate''s followers)';
+ALTER TABLE recommendations COMMENT COLUMN fof_score 'Signal 4: sum over users who follow the candidate and whom the profile follows or is followed by, of 1 / ln(e + their follow count), plus the run''s follows_you_weight (mat_scoring_fit) if the candidate follows the profile, and for a profile with no evidence at all a millionth of ln(1 + the candidate''s followers)';
