@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 #
 # The soulgraph image: the `soulgraph` CLI and its processes (migrate, workers,
-# scheduler) and the API (node --heap-growing-percent=200 --import tsx api/server.ts, as
+# scheduler) and the API (node --heap-growing-percent=200 --import tsx api/server/server.ts, as
 # docker-compose.yml runs it). TypeScript runs through tsx, which is a runtime dependency, so there is no
 # build step and no dev dependency (typescript, vitest) in the image.
 #

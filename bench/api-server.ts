@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { parseConfig } from '../shared/config.ts';
-import { startApi } from '../api/server.ts';
+import { startApi } from '../api/server/server.ts';
 import { serveUnderBench } from './server-process.ts';
 
 export interface ApiServerOptions {

@@ -10,7 +10,7 @@
  * speed drifts by tens of percent within a minute): first their peaks (autocannon,
  * BENCH_CONNECTIONS connections), then both at half their median peak, requests evenly spaced
  * (bench/paced-load.ts, open loop: latency counts from when a request was due). The verdicts
- * take the median round. The same bare app on the API's own HTTP server (api/http-server.ts)
+ * take the median round. The same bare app on the API's own HTTP server (api/server/http-server.ts)
  * is measured too, for how much of recommend's margin that server gives it (no target).
  * Each server runs in a child process of its own with the API's V8 flags
  * (bench/server-process.ts). The load generator, the servers, ClickHouse and Redis share the
@@ -26,9 +26,9 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { z } from 'zod';
-import { loadSigningKeys } from '../api/tokens/signing-keys.ts';
+import { loadSigningKeys } from '../api/auth/signing-keys.ts';
 import { generateSigningKeyJwk } from '../shared/signing-key-jwk.ts';
-import { issueUnifiedToken } from '../api/tokens/unified-token.ts';
+import { issueUnifiedToken } from '../api/auth/unified-token.ts';
 import { mintApiKey, type ApiKeyRow } from '../shared/api-keys.ts';
 import { createClickHouse, type ClickHouse } from '../shared/clickhouse/client.ts';
 import { migrate } from '../shared/clickhouse/migrate.ts';

@@ -6,13 +6,13 @@
  *
  * Two ways to host it: `listen`, Express as it is usually served (`app.listen`), the
  * baseline of the ratio target; and `api-server`, on the HTTP server the API runs on
- * (api/http-server.ts), which spares Express its per-request prototype change, to show how
+ * (api/server/http-server.ts), which spares Express its per-request prototype change, to show how
  * much of the API's margin over the first comes from that. Both run with the API's V8 flags
  * (bench/server-process.ts).
  */
 import type { Server } from 'node:http';
 import express from 'express';
-import { createExpressServer } from '../api/http-server.ts';
+import { createExpressServer } from '../api/server/http-server.ts';
 import { serveUnderBench } from './server-process.ts';
 
 export interface BareServerOptions {

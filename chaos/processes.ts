@@ -1,6 +1,6 @@
 /**
  * The processes a fault is done to, started as an operator starts them: `soulgraph`
- * commands (ingest, workers, retry) and the API (`node --import tsx api/server.ts`), each a
+ * commands (ingest, workers, retry) and the API (`node --import tsx api/server/server.ts`), each a
  * child with the chaos stack's settings in its environment. Their output is kept for the
  * report of a failed row.
  */
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const SOULGRAPH_BIN = fileURLToPath(new URL('../bin/soulgraph.js', import.meta.url));
-const API_ENTRY = fileURLToPath(new URL('../api/server.ts', import.meta.url));
+const API_ENTRY = fileURLToPath(new URL('../api/server/server.ts', import.meta.url));
 const OUTPUT_KEPT = 64 * 1024;
 
 export interface Child {

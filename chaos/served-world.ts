@@ -11,8 +11,8 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
-import { loadSigningKeys } from '../api/tokens/signing-keys.ts';
-import { issueUnifiedToken } from '../api/tokens/unified-token.ts';
+import { loadSigningKeys } from '../api/auth/signing-keys.ts';
+import { issueUnifiedToken } from '../api/auth/unified-token.ts';
 import { mintApiKey, type ApiKeyRow } from '../shared/api-keys.ts';
 import { createClickHouse } from '../shared/clickhouse/client.ts';
 import { sql } from '../shared/clickhouse/sql-literal.ts';
@@ -174,7 +174,7 @@ async function watchWithin(watching: Promise<RunView>, limitMs: number): Promise
   }
 }
 
-/** The snapshot a recommend page was read from, as its cursor names it (api/cursor.ts); undefined on a last page. */
+/** The snapshot a recommend page was read from, as its cursor names it (api/recommend/cursor.ts); undefined on a last page. */
 export function snapshotOfPage(body: unknown): number | undefined {
   const cursor = (body as { data?: { cursor?: unknown } } | undefined)?.data?.cursor;
   if (typeof cursor !== 'string' || !cursor) return undefined;

@@ -24,7 +24,7 @@ import { tableReport } from './status.command.ts';
 
 const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.meta.url));
 /** Started by path, not imported: the pipeline never depends on the API's code. */
-const API_SERVER = fileURLToPath(new URL('../../api/server.ts', import.meta.url));
+const API_SERVER = fileURLToPath(new URL('../../api/server/server.ts', import.meta.url));
 
 /**
  * V8 flags of the API process, on its command line as in package.json's `api` script and

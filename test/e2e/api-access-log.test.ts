@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type RunningApi } from '../../api/server.ts';
+import { startApi, type RunningApi } from '../../api/server/server.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment({ CURSOR_SECRET: 'z'.repeat(40) });

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { errorCodes } from '../../api/error-codes.ts';
-import { openApiDocument } from '../../api/openapi.ts';
+import { errorCodes } from '../../api/common/error-codes.ts';
+import { openApiDocument } from '../../api/server/openapi.ts';
 
 const DOC = 'docs/api.md';
 const markdown = readFileSync(fileURLToPath(new URL(`../../${DOC}`, import.meta.url)), 'utf8');
@@ -281,7 +281,7 @@ describe(DOC, () => {
       expect(envelopes.length).toBeGreaterThan(0);
       const wrong = envelopes.flatMap(({ at, value }) => {
         if (typeof value.code !== 'string') return [`${at}: code is ${JSON.stringify(value.code)}, not a string`];
-        if (!known.has(value.code)) return [`${at}: code ${value.code} is not in api/error-codes.ts`];
+        if (!known.has(value.code)) return [`${at}: code ${value.code} is not in api/common/error-codes.ts`];
         if (typeof value.desc !== 'string') return [`${at}: desc is not a string`];
         if (value.code !== '0' && value.data !== null) return [`${at}: a failure (${value.code}) must carry data: null`];
         if (value.code === '0' && value.desc !== 'success') return [`${at}: success must say desc "success"`];

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../api/endpoints.ts';
+import { ENDPOINTS } from '../../api/common/endpoints.ts';
 import { useApi } from '../support/api-harness.ts';
 import { rawRequest } from '../support/raw-http-request.ts';
 

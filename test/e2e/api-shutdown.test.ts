@@ -7,7 +7,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { startApi } from '../../api/server.ts';
+import { startApi } from '../../api/server/server.ts';
 import { mintApiKey, type ApiKeyRow } from '../../shared/api-keys.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { waitFor } from '../support/child-process.ts';

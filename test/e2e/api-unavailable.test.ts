@@ -3,7 +3,7 @@
  * 10503 (retry later), never a hung request or an HTML error page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type RunningApi } from '../../api/server.ts';
+import { startApi, type RunningApi } from '../../api/server/server.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { freePort } from '../../shared/local-stack/free-port.ts';
 import { silentLogger } from '../support/pipeline-harness.ts';

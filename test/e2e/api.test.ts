@@ -9,7 +9,7 @@ import { createSiweMessage } from 'viem/siwe';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { profileIdForAddress } from '../../api/routes/auth.ts';
+import { profileIdForAddress } from '../../api/auth/auth.ts';
 import { dropExpiredSnapshots } from '../../pipeline/materialize/snapshots.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { useApi } from '../support/api-harness.ts';
@@ -458,7 +458,7 @@ describe('documentation and health', () => {
  * Express apps inside the app, found through its router: whether mounted with app.use (a
  * layer Express 5 names `mounted_app`) or handed to a router as a handler (an app is a
  * function with `request` and `response`), each sets every request's prototypes to its own,
- * the per-request change api/http-server.ts exists to avoid.
+ * the per-request change api/server/http-server.ts exists to avoid.
  */
 function subApps(stack: unknown[]): string[] {
   return stack.flatMap((layer) => {
@@ -469,7 +469,7 @@ function subApps(stack: unknown[]): string[] {
 }
 
 describe('the HTTP server', () => {
-  it("runs the API's app, which mounts no sub-app (api/http-server.ts holds only then)", async () => {
+  it("runs the API's app, which mounts no sub-app (api/server/http-server.ts holds only then)", async () => {
     const sample = express();
     sample.use('/mounted', express());
     sample.use(express.Router().use('/in-a-router', express()));

@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { profileIdForAddress } from '../../api/routes/auth.ts';
+import { profileIdForAddress } from '../../api/auth/auth.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { ingestQueueName } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';

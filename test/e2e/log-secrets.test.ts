@@ -9,13 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { createSiweMessage } from 'viem/siwe';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { profileIdForAddress } from '../../api/routes/auth.ts';
+import { profileIdForAddress } from '../../api/auth/auth.ts';
 import { exitOf, runSoulgraph, spawnSoulgraph, waitFor } from '../support/child-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const METRICS_TOKEN = 'metrics-token-ThatMustNotBeLogged';
 const env = useTestEnvironment({ LOG_LEVEL: 'trace', METRICS_TOKEN, CURSOR_SECRET: 'cursor-secret-ThatMustNotBeLogged-0123456789', APIKEY_CACHE_SECONDS: '1' });
-const API_SERVER = fileURLToPath(new URL('../../api/server.ts', import.meta.url));
+const API_SERVER = fileURLToPath(new URL('../../api/server/server.ts', import.meta.url));
 const DOMAIN = 'app.acme.xyz';
 
 const secrets: { name: string; value: string }[] = [];

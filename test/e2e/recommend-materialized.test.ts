@@ -5,7 +5,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { profileIdForAddress } from '../../api/routes/auth.ts';
+import { profileIdForAddress } from '../../api/auth/auth.ts';
 import { ON_DEMAND_BUCKET } from '../../pipeline/materialize/cold-start.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import * as world from '../fixtures/small-world.ts';

@@ -9,10 +9,10 @@ import {
   issueAddressToken,
   parseAddressTokenIssuers,
   type AddressTokenVerifier,
-} from '../../api/tokens/address-token.ts';
-import { loadSigningKeys, type SigningKeys } from '../../api/tokens/signing-keys.ts';
-import { TokenError } from '../../api/tokens/token-error.ts';
-import { issueUnifiedToken } from '../../api/tokens/unified-token.ts';
+} from '../../api/auth/address-token.ts';
+import { loadSigningKeys, type SigningKeys } from '../../api/auth/signing-keys.ts';
+import { TokenError } from '../../api/common/token-error.ts';
+import { issueUnifiedToken } from '../../api/auth/unified-token.ts';
 import { expectRejected } from '../support/token-assertions.ts';
 
 const ADDRESS = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createApiKeyCache } from '../../api/api-key-cache.ts';
+import { createApiKeyCache } from '../../api/server/api-key-cache.ts';
 import { mintApiKey, parseApiKey, readActiveApiKeys } from '../../shared/api-keys.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';

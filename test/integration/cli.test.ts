@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cursorSecret } from '../../api/cursor.ts';
-import { loadSigningKeys } from '../../api/tokens/signing-keys.ts';
+import { cursorSecret } from '../../api/recommend/cursor.ts';
+import { loadSigningKeys } from '../../api/auth/signing-keys.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { logicalRows, writeText } from '../support/pipeline-harness.ts';
 import { runSoulgraph } from '../support/child-process.ts';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServedLists } from '../../api/served-lists.ts';
+import { createServedLists } from '../../api/recommend/served-lists.ts';
 import { publishLists } from '../../pipeline/serving/list-publisher.ts';
 import { createServingWriter, type ServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';

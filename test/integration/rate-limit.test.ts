@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRateLimiter, rateLimitHeaders, type RateLimitDecision } from '../../api/rate-limit.ts';
+import { createRateLimiter, rateLimitHeaders, type RateLimitDecision } from '../../api/server/rate-limit.ts';
 import { freePort } from '../../shared/local-stack/free-port.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
@@ -9,7 +9,7 @@ let redis: Redis;
 
 beforeAll(async () => {
   redis = new Redis(env.config.REDIS_URL!, { enableOfflineQueue: false });
-  // Until the connection is ready the limiter would count in memory (see api/rate-limit.ts).
+  // Until the connection is ready the limiter would count in memory (see api/server/rate-limit.ts).
   await new Promise((resolve, reject) => {
     redis.once('ready', resolve);
     redis.once('error', reject);

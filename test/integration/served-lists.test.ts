@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeRecommendationList } from '../../api/recommendation-list.ts';
-import { createServedLists, type ServedLists, type ServedPage } from '../../api/served-lists.ts';
+import { encodeRecommendationList } from '../../api/recommend/recommendation-list.ts';
+import { createServedLists, type ServedLists, type ServedPage } from '../../api/recommend/served-lists.ts';
 import { encodeServedList, followState, REASON_KINDS, servingKeys, type ServedList } from '../../shared/serving.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 

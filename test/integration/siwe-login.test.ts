@@ -3,9 +3,9 @@ import { createSiweMessage, type CreateSiweMessageParameters } from 'viem/siwe';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addressOf } from '../../shared/redis.ts';
-import { createNonceStore, type NonceStore } from '../../api/tokens/siwe-nonces.ts';
-import { verifySiweLogin, type SiweLoginRequest } from '../../api/tokens/siwe-verification.ts';
-import { TokenError } from '../../api/tokens/token-error.ts';
+import { createNonceStore, type NonceStore } from '../../api/auth/siwe-nonces.ts';
+import { verifySiweLogin, type SiweLoginRequest } from '../../api/auth/siwe-verification.ts';
+import { TokenError } from '../../api/common/token-error.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectRejected } from '../support/token-assertions.ts';
 

@@ -6,9 +6,9 @@ import type { Server } from 'node:http';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll } from 'vitest';
-import { startApi, type RunningApi } from '../../api/server.ts';
-import { loadSigningKeys } from '../../api/tokens/signing-keys.ts';
-import { issueUnifiedToken } from '../../api/tokens/unified-token.ts';
+import { startApi, type RunningApi } from '../../api/server/server.ts';
+import { loadSigningKeys } from '../../api/auth/signing-keys.ts';
+import { issueUnifiedToken } from '../../api/auth/unified-token.ts';
 import { generateSigningKeyJwk, type PrivateEcJwk } from '../../shared/signing-key-jwk.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
@@ -18,7 +18,7 @@ import { useTestEnvironment, type TestEnvironment, type TestEnvironmentOptions }
 
 export interface ApiHarness extends TestEnvironment {
   url: string;
-  /** The running API's HTTP server (api/http-server.ts), the app its request listener. */
+  /** The running API's HTTP server (api/server/http-server.ts), the app its request listener. */
   server: Server;
   signingJwk: PrivateEcJwk;
   /** `fetch` against the API; returns status, headers and the parsed body. */

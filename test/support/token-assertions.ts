@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { TokenError, type TokenErrorReason } from '../../api/tokens/token-error.ts';
+import { TokenError, type TokenErrorReason } from '../../api/common/token-error.ts';
 
 /** Asserts that the promise rejects with a TokenError of exactly this reason. */
 export async function expectRejected(promise: Promise<unknown>, reason: TokenErrorReason): Promise<void> {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { errorCodes } from '../../api/error-codes.ts';
+import { errorCodes } from '../../api/common/error-codes.ts';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const documented = [...doc.matchAll(/^\| `(\d+)` \| (\d{3}) \| `(\w+)` \| ([^|]+) \|/gm)].map((m) => ({

@@ -1,12 +1,12 @@
 /**
- * api/http-server.ts: the HTTP server the API (and bench:api's baseline) runs Express on,
+ * api/server/http-server.ts: the HTTP server the API (and bench:api's baseline) runs Express on,
  * over real loopback HTTP.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExpressServer } from '../../api/http-server.ts';
+import { createExpressServer } from '../../api/server/http-server.ts';
 
 const app = express();
 app.set('etag', false);

@@ -1,5 +1,5 @@
 /**
- * The folder layout is the architecture (README, "Where things are"): api/ and pipeline/
+ * The folder layout is the architecture (README, "Layout"; api/README.md): api/ and pipeline/
  * depend on shared/ and never on each other; shared/ depends on neither; shared/process/
  * (what an entry point starts with: the stack, the schema) sits on top of shared/ and only
  * entry points import it; and no module imports itself through others.
@@ -58,13 +58,19 @@ function cycles(): string[][] {
 describe('the import graph', () => {
   it('is read from every source file', () => {
     expect(graph.size).toBeGreaterThan(200);
-    expect(graph.get('api/server.ts')).toContain('shared/process/process-context.ts');
+    expect(graph.get('api/server/server.ts')).toContain('shared/process/process-context.ts');
   });
 
   it('has api/ and pipeline/ depend on shared/ and never on each other', () => {
     expect(importsOf(under('api'), under('pipeline'))).toEqual([]);
     expect(importsOf(under('pipeline'), under('api'))).toEqual([]);
     expect(importsOf(under('shared'), (f) => under('api')(f) || under('pipeline')(f))).toEqual([]);
+  });
+
+  it('has api/common/ import no feature of api/, and nothing in api/ but api/server/ import api/server/', () => {
+    const api = under('api');
+    expect(importsOf(under('api/common'), (f) => api(f) && !under('api/common')(f))).toEqual([]);
+    expect(importsOf((f) => api(f) && !under('api/server')(f), under('api/server'))).toEqual([]);
   });
 
   it('has shared/process/ imported by entry points only, never by the rest of shared/', () => {

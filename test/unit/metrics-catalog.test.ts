@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createRequestMetrics } from '../../api/request-metrics.ts';
+import { createRequestMetrics } from '../../api/server/request-metrics.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { createMetricsRegistry } from '../../shared/metrics/metrics-registry.ts';
 import { createPipelineMetrics } from '../../pipeline/metrics/pipeline-metrics.ts';

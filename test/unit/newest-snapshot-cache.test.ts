@@ -3,7 +3,7 @@
  * waiting behind it once a value is known.
  */
 import { describe, expect, it } from 'vitest';
-import { cachedNewestSnapshot } from '../../api/recommendations.ts';
+import { cachedNewestSnapshot } from '../../api/recommend/recommendations.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 
 /** A ClickHouse whose snapshot query answers when the test says so. */

@@ -4,11 +4,11 @@
  */
 import type { Request, Response } from 'express';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/envelope.ts';
-import { errorCodes } from '../../api/error-codes.ts';
-import { requireUnifiedToken } from '../../api/middleware/unified-auth.ts';
-import { loadSigningKeys, type SigningKeys } from '../../api/tokens/signing-keys.ts';
-import { issueUnifiedToken } from '../../api/tokens/unified-token.ts';
+import { ApiError } from '../../api/common/envelope.ts';
+import { errorCodes } from '../../api/common/error-codes.ts';
+import { requireUnifiedToken } from '../../api/auth/unified-auth.ts';
+import { loadSigningKeys, type SigningKeys } from '../../api/auth/signing-keys.ts';
+import { issueUnifiedToken } from '../../api/auth/unified-token.ts';
 import { parseConfig, type Config } from '../../shared/config.ts';
 import { generateSigningKeyJwk } from '../../shared/signing-key-jwk.ts';
 

@@ -1,9 +1,9 @@
 import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type Config } from '../../shared/config.ts';
-import { loadSigningKeys, type SigningKeys } from '../../api/tokens/signing-keys.ts';
+import { loadSigningKeys, type SigningKeys } from '../../api/auth/signing-keys.ts';
 import { generateSigningKeyJwk, type PrivateEcJwk } from '../../shared/signing-key-jwk.ts';
-import { issueUnifiedToken, verifyUnifiedToken } from '../../api/tokens/unified-token.ts';
+import { issueUnifiedToken, verifyUnifiedToken } from '../../api/auth/unified-token.ts';
 import { expectRejected } from '../support/token-assertions.ts';
 
 const ADDRESS = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';

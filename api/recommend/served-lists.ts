@@ -1,0 +1,80 @@
+/**
+ * Reads one page of a caller's recommendations from the serving copy in Redis
+ * (shared/serving.ts) in one round trip: a Lua script (api/recommend/served-page.lua) slices the
+ * stored list and looks up, in the same step, the names of everyone on the page and whom of
+ * them the caller follows. The answer is data; the route encodes it as it encodes a page
+ * read from ClickHouse (api/recommend/recommendation-list.ts).
+ */
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { decodeServedEntry, decodeServedListHeader, REASON_KINDS, servingKeys } from '../../shared/serving.ts';
+import type { ProfileNames } from './recommendation-list.ts';
+import type { RecommendationRow } from './recommendations.ts';
+
+export interface ServedPage {
+  /** The page's rows, at most `limit`, in rank order. */
+  rows: RecommendationRow[];
+  /** Names and avatars of the profiles the rows name, as far as the mirror knows them. */
+  profiles: ProfileNames;
+  /** Which of the page's candidates the caller follows now. */
+  following: Set<string>;
+  /** Whether the stored list has an entry after the page. */
+  hasNext: boolean;
+  /** How many entries the stored list has, and whether ClickHouse holds more than those. */
+  stored: number;
+  more: boolean;
+}
+
+export interface ServedLists {
+  /** The page, or undefined when the serving copy has no list for this profile and snapshot. */
+  page(snapshotId: number, profileId: string, after: number, limit: number): Promise<ServedPage | undefined>;
+  /** Whether the list exists (the on-demand computation writes it). */
+  exists(snapshotId: number, profileId: string): Promise<boolean>;
+}
+
+/** The script's answer (api/recommend/served-page.lua); a malformed one fails the request loudly. */
+const scriptAnswer = z.tuple([z.string(), z.array(z.string()), z.array(z.string()), z.array(z.string().nullable()), z.array(z.string().nullable())]);
+
+/** A profile summary as the mirror stores it: [updatedAt, name, avatar]. */
+const storedSummary = z.tuple([z.number(), z.string().nullable(), z.string().nullable()]);
+
+type RedisWithPage = Redis & { readServedPage(...args: (string | number)[]): Promise<unknown> };
+
+export function createServedLists(redis: Redis, config: { QUEUE_PREFIX: string }): ServedLists {
+  const keys = servingKeys(config.QUEUE_PREFIX);
+  const client = redis as RedisWithPage;
+  client.defineCommand('readServedPage', { numberOfKeys: 3, lua: readFileSync(new URL('./served-page.lua', import.meta.url), 'utf8') });
+  return {
+    async page(snapshotId, profileId, after, limit) {
+      const answer = await client.readServedPage(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit);
+      return answer === null ? undefined : servedPage(scriptAnswer.parse(answer), after, limit);
+    },
+    async exists(snapshotId, profileId) {
+      return (await redis.exists(keys.list(snapshotId, profileId))) === 1;
+    },
+  };
+}
+
+function servedPage([header, lines, ids, summaries, states]: z.infer<typeof scriptAnswer>, after: number, limit: number): ServedPage {
+  const rows = lines.slice(0, limit).map((line, i): RecommendationRow => {
+    const rank = after + i + 1;
+    try {
+      const [candidate_id, kind, reason_chain_id, reason_subject] = decodeServedEntry(line);
+      return { rank, candidate_id, reason_kind: REASON_KINDS[kind - 1]!, reason_chain_id, reason_subject };
+    } catch (error) {
+      throw new Error(`malformed entry at rank ${rank}`, { cause: error });
+    }
+  });
+  const profiles: ProfileNames = new Map();
+  ids.forEach((id, i) => {
+    const summary = summaries[i];
+    if (summary === null || summary === undefined) return;
+    const [, name, avatar] = storedSummary.parse(JSON.parse(summary));
+    profiles.set(id, { name: name ?? '', avatar: avatar ?? '' });
+  });
+  // A follow state's low bit is `active` (shared/serving.ts, followState).
+  const following = new Set(rows.filter((_, i) => Number(states[i] ?? 0) % 2 === 1).map((r) => r.candidate_id));
+  const { more, stored } = decodeServedListHeader(header);
+  return { rows, profiles, following, hasNext: lines.length > limit, stored, more };
+}
