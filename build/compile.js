@@ -4,12 +4,15 @@
  * in the service's processes to dist/ (tsconfig.build.json, relative imports rewritten from
  * .ts to .js), copies beside it the files that code reads by path (migrations, Lua), and
  * stamps dist/ with the hash of the sources it was built from (build/compiled-sources.js).
+ * With --if-stale it does nothing when dist/ is already current (the test setup uses that).
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ASSET_EXTENSIONS, DIST, ROOT, buildInputs, sourceHash, writeStamp } from './compiled-sources.js';
+import { ASSET_EXTENSIONS, DIST, ROOT, buildInputs, compiledIsCurrent, sourceHash, writeStamp } from './compiled-sources.js';
+
+if (process.argv.includes('--if-stale') && compiledIsCurrent()) process.exit(0);
 
 // Hashed before compiling: a source edited during the build leaves dist/ not current, never wrongly current.
 const hash = sourceHash();
