@@ -7,7 +7,8 @@
  * hash the same; after any edit it runs the sources through tsx, with a one-line hint, so a
  * developer never silently runs stale code. Hashing contents (about 1 MB, a few milliseconds)
  * rather than comparing modification times keeps the answer right across `git checkout`,
- * copies and container builds, which change times but not contents.
+ * copies and container builds, which change times but not contents. SOULGRAPH_FROM_SOURCES=1
+ * runs the sources whatever dist/ holds, without the hint (npm run bench:cli compares both).
  *
  * Plain JavaScript: it runs before anything could compile TypeScript.
  */
@@ -70,8 +71,9 @@ export function compiledIsCurrent(root = ROOT) {
  * the compiled one when dist/ is current; otherwise the source, with tsx registered.
  */
 export async function entryUrl(sourcePath) {
-  if (compiledIsCurrent()) return pathToFileURL(path.join(DIST, sourcePath.replace(/\.ts$/, '.js'))).href;
-  if (!process.env[HINTED]) {
+  const fromSources = process.env.SOULGRAPH_FROM_SOURCES === '1';
+  if (!fromSources && compiledIsCurrent()) return pathToFileURL(path.join(DIST, sourcePath.replace(/\.ts$/, '.js'))).href;
+  if (!fromSources && !process.env[HINTED]) {
     process.stderr.write('soulgraph: dist/ was not built from these sources: running them through tsx (`npm run build` to start faster)\n');
     process.env[HINTED] = '1';
   }
