@@ -45,6 +45,12 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('npm run build', () => {
+  it('is what npm ci runs (the prepare script)', () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts.prepare).toBe('npm run build');
+    expect(scripts.build).toBe('node build/compile.js');
+  });
+
   it('compiles every runtime module to dist/, with the migrations and Lua scripts beside them', () => {
     const sources = RUNTIME_DIRS.flatMap(files);
     const modules = sources.filter((file) => file.endsWith('.ts'));
@@ -102,6 +108,13 @@ describe('the launchers in bin/', () => {
     } finally {
       writeFileSync(source, original);
     }
+  });
+
+  it('run the sources, without the hint, when SOULGRAPH_FROM_SOURCES=1', async () => {
+    const { code, stderr } = await node(['bin/run.js', 'custodian/server.ts'], { CUSTODIAN_SHARE_FILE: '', SOULGRAPH_FROM_SOURCES: '1' });
+    expect(code).toBe(1);
+    expect(stderr).toContain(path.join(root, 'custodian', 'server.ts'));
+    expect(stderr).not.toMatch(/^soulgraph: dist\//m);
   });
 
   it('run the sources through tsx when there is no dist/', async () => {
