@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so that `npx soulgraph` works on a fresh clone without a build step.
-import { register } from 'tsx/esm/api';
+// The CLI: compiled (dist/) when built from the current sources, otherwise the TypeScript
+// through tsx, so that `npx soulgraph` works on a fresh clone and after any edit (build/compiled-sources.js).
+import { entryUrl } from '../build/compiled-sources.js';
 
-register();
-const { runCli } = await import('../pipeline/cli/soulgraph.ts');
+const { runCli } = await import(await entryUrl('pipeline/cli/soulgraph.ts'));
 process.exitCode = await runCli(process.argv.slice(2));

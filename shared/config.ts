@@ -5,6 +5,9 @@
  * variable (see `loadConfig`), never a stack trace deep inside a connection.
  */
 import { z } from 'zod';
+import { ConfigError } from './config-error.ts';
+
+export { ConfigError };
 
 const port = z.coerce.number().int().min(0).max(65535);
 /** Unset and blank both mean "not configured". Only the given schemes are accepted. */
@@ -297,10 +300,6 @@ function parseChainNames(value: string, ctx: z.RefinementCtx): Map<number, strin
     names.set(Number(match[1]), match[2]!.trim());
   }
   return names;
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
 }
 
 /** Parses the environment; throws a ConfigError whose message is one line naming the variable. */

@@ -13,7 +13,13 @@ export interface TagEncryptionPool {
   close(): Promise<void>;
 }
 
-const WORKER_ENTRY = new URL('./tag-encryption.worker.js', import.meta.url);
+/**
+ * Compiled (dist/), the worker's own module runs as it is; from the sources, a worker thread
+ * first needs tsx registered, which tag-encryption.worker.js does (threads do not inherit it).
+ */
+const WORKER_ENTRY = import.meta.url.endsWith('.js')
+  ? new URL('./tag-encryption-worker.js', import.meta.url)
+  : new URL('./tag-encryption.worker.js', import.meta.url);
 
 interface Slot {
   worker: Worker;

@@ -5,13 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { loadConfig, type Config } from '../../shared/config.ts';
 import { CustodyKeysExist, generateCustodyKeys } from '../../shared/custody/key-files.ts';
+import { entryPointArgs } from '../../shared/process/entry-points.ts';
 import { UsageError } from './usage-error.ts';
 
-export const CUSTODIAN_SERVER = fileURLToPath(new URL('../../custodian/server.ts', import.meta.url));
+/** The custodian's entry point, from the repository root (shared/process/entry-points.ts). */
+export const CUSTODIAN_SERVER = 'custodian/server.ts';
 export const DEFAULT_NODES = 5;
 export const DEFAULT_THRESHOLD = 3;
 
@@ -56,7 +57,7 @@ export function custodianCommand(): Command {
       const env = { ...process.env };
       if (options.shareFile) env.CUSTODIAN_SHARE_FILE = path.resolve(options.shareFile);
       if (options.port) env.CUSTODIAN_PORT = String(wholeNumber(options.port, '--port'));
-      const child = spawn(process.execPath, ['--import', 'tsx', CUSTODIAN_SERVER], { env, stdio: 'inherit' });
+      const child = spawn(process.execPath, entryPointArgs(CUSTODIAN_SERVER), { env, stdio: 'inherit' });
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
       const code = await new Promise<number>((resolve) => child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
       process.exitCode = code;

@@ -6,7 +6,7 @@
  * for the other fourteen. The top-level help lists every command from the table below.
  */
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../../shared/config.ts';
+import { ConfigError } from '../../shared/config-error.ts';
 import { MissingBinaryError } from '../../shared/local-stack/binaries.ts';
 import { UsageError } from './usage-error.ts';
 

@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
@@ -16,15 +15,15 @@ import { demoUsers } from '../generate/demo-users.ts';
 import { demoUsersAllowed, demoWorldDir, ingestDemoWorld } from '../demo-world.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { openProcessContext, type ProcessContext } from '../../shared/process/process-context.ts';
+import { entryPointArgs, SOULGRAPH_BIN } from '../../shared/process/entry-points.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';
 import { CUSTODIAN_SERVER, custodyKeyDir, DEFAULT_NODES, DEFAULT_THRESHOLD } from './custodian.command.ts';
 import { createProgressDisplay, type ProgressDisplay } from './progress-display.ts';
 import { demoWalletsSummary } from './demo.command.ts';
 import { tableReport } from './status.command.ts';
 
-const SOULGRAPH_BIN = fileURLToPath(new URL('../../bin/soulgraph.js', import.meta.url));
 /** Started by path, not imported: the pipeline never depends on the API's code. */
-const API_SERVER = fileURLToPath(new URL('../../api/server/server.ts', import.meta.url));
+const API_SERVER = 'api/server/server.ts';
 
 /**
  * V8 flags of the API process, on its command line as in package.json's `api` script and
@@ -44,7 +43,7 @@ export function startCommand(): Command {
       startChild(context, 'workers', [SOULGRAPH_BIN, 'workers']);
       startChild(context, 'scheduler', [SOULGRAPH_BIN, 'scheduler']);
       const custody = await startLocalCustodians(context, say);
-      startChild(context, 'api', [...API_NODE_FLAGS, '--import', 'tsx', API_SERVER], custody.apiEnv);
+      startChild(context, 'api', [...API_NODE_FLAGS, ...entryPointArgs(API_SERVER)], custody.apiEnv);
       if (options.demo && context.config.DEMO_PROFILES > 0 && (await isEmpty(context.config))) {
         await loadDemoWorld(context, say);
         await materializeFirstSnapshot(context, say);
@@ -65,7 +64,8 @@ const children = new Set<ChildProcess>();
 
 function killOnExit(child: ChildProcess): void {
   if (children.size === 0) process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-  killOnExit(child);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
 }
 
 /** A child that dies on its own takes the whole service down: failing loudly beats running half a pipeline. */
@@ -114,7 +114,7 @@ async function startLocalCustodians(context: ProcessContext, say: (line: string)
   });
   const urls = network.custodians.map(({ index }) => {
     const port = config.CUSTODIAN_PORT + index - 1;
-    startChild(context, `custodian-${index}`, ['--import', 'tsx', CUSTODIAN_SERVER], {
+    startChild(context, `custodian-${index}`, entryPointArgs(CUSTODIAN_SERVER), {
       CUSTODIAN_SHARE_FILE: path.join(dir, shareFileName(index)),
       CUSTODIAN_PORT: String(port),
     });

@@ -304,8 +304,8 @@ describe("the API's V8 flags", () => {
   it('are on the node command line of npm run api, docker-compose.yml and soulgraph start alike', () => {
     const npmScript = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.api!;
     const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { command: string[] }> };
-    expect(npmScript).toBe(['node', ...API_NODE_FLAGS, '--import', 'tsx', 'api/server/server.ts'].join(' '));
-    expect(compose.services.api!.command).toEqual(['node', ...API_NODE_FLAGS, '--import', 'tsx', 'api/server/server.ts']);
+    expect(npmScript).toBe(['node', ...API_NODE_FLAGS, 'bin/run.js', 'api/server/server.ts'].join(' '));
+    expect(compose.services.api!.command).toEqual(['node', ...API_NODE_FLAGS, 'bin/run.js', 'api/server/server.ts']);
     expect(API_NODE_FLAGS).toContain('--heap-growing-percent=200');
   });
 
