@@ -66,6 +66,9 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
       // 64-bit integers as JSON strings, so that values past 2^53 (packed keys) reach zod
       // exactly. The default was 1 on ClickHouse 18.16 and is 0 on current versions.
       output_format_json_quote_64bit_integers: 1,
+      // On a cluster an INSERT into a Distributed table returns once every shard has its rows
+      // (not once they are queued on this node), so a finished ingest job is a durable one.
+      ...(config.CLICKHOUSE_CLUSTER ? { insert_distributed_sync: 1 } : {}),
     },
     // Failures reach the caller as exceptions; the client's own console logging would duplicate them.
     log: { level: ClickHouseLogLevel.OFF },
