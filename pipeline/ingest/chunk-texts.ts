@@ -14,7 +14,7 @@
  * - `sweep` deletes the claimed texts whose job is gone (removed failed jobs, a worker that
  *   died between completing a job and deleting its text).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 
 /** Long enough for any producer to add its job; short enough that an abandoned text goes soon. */
 export const UNCLAIMED_SECONDS = 24 * 3600;
@@ -23,7 +23,7 @@ const TEXT_SEGMENT = ':chunk-text:';
 
 export class ChunkTexts {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 
