@@ -14,10 +14,10 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { defaultSearchDirs, findClickHouseServer, findExecutable, findRedisServer, MissingBinaryError } from './binaries.ts';
-import { freeClickHousePorts, startClickHouse, xmlText, type ClickHousePorts } from './clickhouse-server.ts';
+import { startClickHouse, xmlText, type ClickHousePorts } from './clickhouse-server.ts';
 import { freePorts } from './free-port.ts';
 import { redisCommand, startRedis } from './redis-server.ts';
-import type { RunningService } from './running-service.ts';
+import { retryOnPortClash, type RunningService } from './running-service.ts';
 import { findZooKeeper, startZooKeeper } from './zookeeper-server.ts';
 
 const run = promisify(execFile);
@@ -80,7 +80,14 @@ export function checkClusterBinaries(): void {
 
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   checkClusterBinaries();
-  const dir = resolve(options.dir);
+  // Ports are chosen before the servers start (each one's config names the others'): when
+  // another process takes one first, the whole cluster starts again on fresh ones.
+  let attempt = 0;
+  return retryOnPortClash(() => startOnce(options, attempt++));
+}
+
+async function startOnce(options: LocalClusterOptions, attempt: number): Promise<LocalCluster> {
+  const dir = join(resolve(options.dir), `attempt-${attempt}`);
   const name = options.name ?? 'soulgraph';
   const log = options.log ?? (() => {});
   const started: RunningService[] = [];
@@ -110,10 +117,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
 }
 
 async function clickHouseLayout(shards: number, replicas: number): Promise<Omit<ClickHouseMember, 'url' | 'service'>[]> {
+  // One call for every port, so that no two members are handed the same one.
+  const ports = await freePorts(shards * replicas * 3);
   const layout: Omit<ClickHouseMember, 'url' | 'service'>[] = [];
   for (let shard = 1; shard <= shards; shard++) {
     for (let replica = 1; replica <= replicas; replica++) {
-      layout.push({ shard, replica, name: `s${shard}r${replica}`, ports: await freeClickHousePorts() });
+      const [httpPort, tcpPort, interserverPort] = ports.splice(0, 3) as [number, number, number];
+      layout.push({ shard, replica, name: `s${shard}r${replica}`, ports: { httpPort, tcpPort, interserverPort } });
     }
   }
   return layout;
@@ -179,15 +189,28 @@ function redisClusterArgs(): string[] {
     '--cluster-config-file', 'nodes.conf',
     // A dead master is failed over after 2 s instead of 15 s.
     '--cluster-node-timeout', '2000',
+    // A replica takes over however long ago it last heard from its master: with the short
+    // timeout above, 7.0 otherwise judged a replica stale a few seconds after the kill and
+    // left the slots down (measured: "Disconnected from master for longer than allowed").
+    '--cluster-replica-validity-factor', '0',
+    // Replicas get their first copy at once, not after the default 5 s wait for more replicas.
+    '--repl-diskless-sync-delay', '0',
   ];
 }
 
-/** Until every live node reports cluster_state:ok with all 16384 slots served. */
+/**
+ * Until every node reports cluster_state:ok with all 16384 slots served, and every replica
+ * holds its master's copy (master_link_status:up): before that, a write acknowledged by a
+ * master that dies is lost with it.
+ */
 async function waitForClusterState(members: RedisMember[], timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const states = await Promise.all(members.map((m) => redisCommand(m.url, 'CLUSTER INFO').catch(() => '')));
-    if (states.every((s) => /cluster_state:ok/.test(s) && /cluster_slots_ok:16384/.test(s))) return;
+    const states = await Promise.all(
+      members.map(async (m) => (await redisCommand(m.url, 'CLUSTER INFO').catch(() => '')) + (await redisCommand(m.url, 'INFO replication').catch(() => ''))),
+    );
+    const ok = (s: string) => /cluster_state:ok/.test(s) && /cluster_slots_ok:16384/.test(s) && (/role:master/.test(s) || /master_link_status:up/.test(s));
+    if (states.every(ok)) return;
     if (Date.now() > deadline) throw new Error(`redis cluster not ok after ${timeoutMs / 1000} s:\n${states.join('\n')}`);
     await sleep(200);
   }
