@@ -68,7 +68,10 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
       output_format_json_quote_64bit_integers: 1,
       // On a cluster an INSERT into a Distributed table returns once every shard has its rows
       // (not once they are queued on this node), so a finished ingest job is a durable one.
-      ...(config.CLICKHOUSE_CLUSTER ? { insert_distributed_sync: 1 } : {}),
+      // 18.16 reads its own shard of a Distributed table without the version column that
+      // FINAL needs ("Cannot find column updated_at in source stream") unless it asks that
+      // shard over the network like the others (measured on the local cluster).
+      ...(config.CLICKHOUSE_CLUSTER ? { insert_distributed_sync: 1, prefer_localhost_replica: 0 } : {}),
     },
     // Failures reach the caller as exceptions; the client's own console logging would duplicate them.
     log: { level: ClickHouseLogLevel.OFF },

@@ -11,10 +11,12 @@
  * - every table read through the cluster (FINAL) holds exactly the rows the single server
  *   holds: same count, same content fingerprint (nothing lost, nothing twice);
  * - both replicas of each shard hold the same rows once the killed one is back;
- * - the queues went on after their Redis master died (its replica took over).
+ * - the queues went on after their Redis master died (its replica took over);
+ * - the nightly run on the cluster, with another replica killed after its first bucket,
+ *   makes the snapshot the single server makes (recommendations and tags).
  *
- * Not inside `npm test`: it starts 12 processes and takes minutes on a loaded machine.
- *   npm run cluster:check [-- --profiles 1000]
+ * Not inside `npm test`: it starts 12 server processes and takes a minute or two.
+ *   npm run cluster:check [-- --profiles 500] [-- --keep]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -24,6 +26,7 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { generatedKinds, generateWorld, type WorldManifest } from '../../pipeline/generate/world-generator.ts';
 import { runIngest } from '../../pipeline/ingest/ingest-run.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../../pipeline/materialize/run-watch.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { localTableName, TABLE_PLACEMENT } from '../../shared/clickhouse/cluster-schema.ts';
@@ -55,6 +58,8 @@ function check(ok: boolean, what: string, detail = ''): void {
 }
 
 const DATABASE = 'soulgraph';
+/** Several buckets even in a small world, so that a replica dies between bucket jobs. */
+const PROFILES_PER_BUCKET = 100;
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-cluster-'));
@@ -75,8 +80,15 @@ async function main(): Promise<void> {
       // plain client of the first node (docs/cluster.md, what is not done).
       REDIS_CLUSTER_NODES: [queueMaster, ...cluster.redis.filter((m) => m !== queueMaster)].map((m) => `127.0.0.1:${m.port}`).join(','),
       LOG_LEVEL: 'silent',
+      REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
     });
-    const singleConfig = parseConfig({ CLICKHOUSE_URL: single.clickhouseUrl, REDIS_URL: single.redisUrl, CLICKHOUSE_DATABASE: DATABASE, LOG_LEVEL: 'silent' });
+    const singleConfig = parseConfig({
+      CLICKHOUSE_URL: single.clickhouseUrl,
+      REDIS_URL: single.redisUrl,
+      CLICKHOUSE_DATABASE: DATABASE,
+      LOG_LEVEL: 'silent',
+      REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
+    });
     say(`cluster: ClickHouse ${cluster.clickhouse.map((m) => `${m.name}=${m.url}`).join(' ')}; Redis ${clusterConfig.REDIS_CLUSTER_NODES.length} nodes, queue prefix ${clusterConfig.QUEUE_PREFIX}`);
 
     await Promise.all([migrate(clusterConfig), migrate(singleConfig)]);
@@ -99,6 +111,13 @@ async function main(): Promise<void> {
     await syncReplicas(cluster);
     await compareTables(clusterConfig, singleConfig);
     await compareReplicas(cluster);
+
+    // The serving writer's plain client must meet the queues' master, which the failover moved.
+    const materializeConfig = { ...clusterConfig, REDIS_CLUSTER_NODES: await nodesQueueMasterFirst(cluster) };
+    await materialize(singleConfig, 'the single server');
+    await materialize(materializeConfig, 'the cluster', killClickHouseReplica(cluster, cluster.clickhouse.find((m) => m.shard === 1 && m.replica === 2)!));
+    await syncReplicas(cluster);
+    await compareSnapshots(clusterConfig, singleConfig);
   } finally {
     await Promise.all([cluster?.stop(), single?.stop()]);
     if (!args.keep) await rm(dir, { recursive: true, force: true });
@@ -176,18 +195,18 @@ const WORKERS_CLOSE_MS = 30_000;
  * been seen to wait forever after a Redis failover (for an 'end' event its client never
  * emits), and the check should report that rather than hang.
  */
-async function closeWorkers(workers: { close(): Promise<void> }, kind: KindName, disrupted: boolean): Promise<void> {
+async function closeWorkers(workers: { close(): Promise<void> }, label: string, disrupted: boolean): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const closed = await Promise.race([workers.close().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), WORKERS_CLOSE_MS)))]);
   clearTimeout(timer);
-  if (disrupted || !closed) check(closed, `${kind}: the workers closed within ${WORKERS_CLOSE_MS / 1000} s`);
+  if (disrupted || !closed) check(closed, `${label}: the workers closed within ${WORKERS_CLOSE_MS / 1000} s`);
 }
 
 function killClickHouseReplica(cluster: LocalCluster, member: ClickHouseMember): Disruption {
   return async (phase) => {
     if (phase === 'started') {
       await cluster.kill(member);
-      say(`killed ClickHouse replica ${member.name} (SIGKILL) mid-ingest`);
+      say(`killed ClickHouse replica ${member.name} (SIGKILL)`);
     } else {
       await cluster.restart(member);
       say(`started ClickHouse replica ${member.name} again`);
@@ -199,7 +218,7 @@ function killRedisMaster(cluster: LocalCluster, master: RedisMember): Disruption
   return async (phase) => {
     if (phase === 'started') {
       await cluster.kill(master);
-      say(`killed the queues' Redis master :${master.port} (SIGKILL) mid-ingest`);
+      say(`killed the queues' Redis master :${master.port} (SIGKILL)`);
       return;
     }
     const slot = Number(/:(\d+)/.exec(await redisCommand(cluster.redis.find((m) => m !== master)!.url, 'CLUSTER KEYSLOT {soulgraph}'))?.[1]);
@@ -208,6 +227,58 @@ function killRedisMaster(cluster: LocalCluster, master: RedisMember): Disruption
     await cluster.restart(master);
     say(`started the old Redis master :${master.port} again (it rejoins as a replica)`);
   };
+}
+
+async function nodesQueueMasterFirst(cluster: LocalCluster): Promise<{ host: string; port: number }[]> {
+  const master = await queueSlotMaster(cluster);
+  return [master, ...cluster.redis.filter((m) => m !== master)].map((m) => ({ host: '127.0.0.1', port: m.port }));
+}
+
+/** The nightly run, with in-process workers; `disruption` starts with the run and ends after it. */
+async function materialize(config: Config, where: string, disruption?: Disruption): Promise<void> {
+  const workers = await startWorkers(config, silent, { kinds: [], maintenance: false, materialize: true });
+  let disrupted: Promise<void> | undefined;
+  try {
+    const view = await watchRun(config, await enqueueRun(config, 'cluster-check'), (v) => {
+      // Once the first bucket is done: the replica dies between buckets of one snapshot.
+      if (disruption && !disrupted && bucketsDone(v) >= 1) disrupted = disruption('started');
+    }, 100);
+    await disrupted;
+    const failed = view.buckets.filter((b) => b.state !== 'done').length;
+    check(view.state === 'done', `the nightly run on ${where} made snapshot ${view.snapshotId}`, `${view.buckets.length} buckets, ${failed} not done${view.error ? `: ${view.error}` : ''}`);
+    if (disruption) check(disrupted !== undefined, 'a ClickHouse replica was killed mid-run');
+  } finally {
+    await closeWorkers(workers, `the nightly run on ${where}`, disruption !== undefined);
+  }
+  if (disrupted) await disruption!('finished');
+}
+
+const snapshotRow = z.object({ rows: z.coerce.number(), profiles: z.coerce.number(), fingerprint: z.string() });
+
+/** The newest ready snapshot on the cluster equals the single server's: per profile lists, scores (to 1e-6), reasons, tags. */
+async function compareSnapshots(clusterConfig: Config, singleConfig: Config): Promise<void> {
+  const newest = sql`(SELECT max(snapshot_id) FROM recommendation_snapshots FINAL WHERE status = 'ready')`;
+  const lists = sql`
+    SELECT count() AS rows, uniqExact(profile_id) AS profiles,
+           toString(sum(cityHash64(profile_id, rank, candidate_id, toString(round(score, 6)), toString(reason_kind), reason_chain_id, reason_subject))) AS fingerprint
+    FROM recommendations WHERE snapshot_id = ${newest}`;
+  const tags = sql`
+    SELECT count() AS rows, uniqExact(profile_id) AS profiles, toString(sum(cityHash64(profile_id, arrayStringConcat(tags, ',')))) AS fingerprint
+    FROM profile_tags WHERE snapshot_id = ${newest}`;
+  const onCluster = createClickHouse(clusterConfig);
+  const onSingle = createClickHouse(singleConfig);
+  try {
+    for (const [what, query] of [['recommendations', lists], ['profile tags', tags]] as const) {
+      const [[a], [b]] = await Promise.all([onCluster.query(query, snapshotRow), onSingle.query(query, snapshotRow)]);
+      check(
+        a!.rows > 0 && a!.rows === b!.rows && a!.profiles === b!.profiles && a!.fingerprint === b!.fingerprint,
+        `${what}: the cluster's snapshot equals the single server's`,
+        `${a!.rows} rows for ${a!.profiles} profiles vs ${b!.rows} for ${b!.profiles}${a!.fingerprint === b!.fingerprint ? '' : ', contents differ'}`,
+      );
+    }
+  } finally {
+    await Promise.all([onCluster.close(), onSingle.close()]);
+  }
 }
 
 /** Waits until every replica has fetched every part its peers have (SYSTEM SYNC REPLICA). */
