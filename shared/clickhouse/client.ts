@@ -12,6 +12,8 @@ import { tabSeparated } from './tab-separated.ts';
 
 export interface ClickHouse {
   readonly database: string;
+  /** CLICKHOUSE_CLUSTER: the cluster whose Distributed tables this client reads and writes; unset on one server. */
+  readonly cluster?: string;
   /** Runs a SELECT; every row is validated by `row`, so a schema drift fails loudly here. */
   query<Row extends z.ZodType>(statement: SqlFragment, row: Row, settings?: QuerySettings): Promise<z.output<Row>[]>;
   /** A SELECT's rows one at a time, as ClickHouse sends them (for results too big to hold). */
@@ -91,6 +93,7 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
 
   return {
     database,
+    ...(config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER } : {}),
     async query(statement, row, settings) {
       const result = await client.query({ query: statement.text, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
       const rows = await result.json<unknown>();

@@ -17,7 +17,7 @@
  *
  * A table the plan does not name stops the migration: a new table must choose its placement.
  */
-import { identifier, quoteString } from './sql-literal.ts';
+import { identifier, quoteString, SqlFragment } from './sql-literal.ts';
 
 export type Placement = { kind: 'sharded'; key: string } | { kind: 'everywhere' };
 
@@ -82,6 +82,25 @@ export interface ClusterTarget {
 /** The local (Replicated) table behind a sharded table's Distributed one. */
 export function localTableName(table: string): string {
   return `${table}_local`;
+}
+
+/**
+ * The target of an ALTER that works on a table's parts (ALTER ... DELETE, ALTER ... DROP
+ * PARTITION): the table itself on one server and for a table replicated everywhere
+ * (replication carries the change to every replica); on a cluster, a sharded table's local
+ * tables ON CLUSTER, since a Distributed table has no parts. ClickHouse runs such an ALTER on
+ * one replica of each shard (measured on 18.16: one mutation, the other replica follows).
+ * Not for OPTIMIZE: 18.16 fails OPTIMIZE ... ON CLUSTER on Replicated tables ("Unknown log
+ * entry type: 0"); it must be sent to one node of each shard.
+ */
+export function partsTarget(ch: { database: string; cluster?: string }, table: string): SqlFragment {
+  if (!ch.cluster || placementOf(table).kind !== 'sharded') return identifier(table);
+  return new SqlFragment(`${identifier(ch.database).text}.${identifier(localTableName(table)).text} ON CLUSTER ${identifier(ch.cluster).text}`);
+}
+
+/** The name under which system.parts lists a table's parts on a node: the local table of a sharded one. */
+export function partsTableName(ch: { database: string; cluster?: string }, table: string): string {
+  return ch.cluster && placementOf(table).kind === 'sharded' ? localTableName(table) : table;
 }
 
 export function placementOf(table: string): Placement {
