@@ -330,6 +330,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
   if (result.success) {
     const config = result.data;
+    // The local stack starts one plain server, which has no cluster to run ON CLUSTER statements on.
+    if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
+      throw new ConfigError(`Invalid setting CLICKHOUSE_CLUSTER (${JSON.stringify(config.CLICKHOUSE_CLUSTER)}): needs CLICKHOUSE_URL, the address of a node of that cluster`);
+    }
     return config.REDIS_CLUSTER_NODES.length > 0 ? { ...config, QUEUE_PREFIX: hashTagged(config.QUEUE_PREFIX) } : config;
   }
   const issue = result.error.issues[0]!;

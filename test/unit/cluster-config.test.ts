@@ -35,8 +35,13 @@ describe('cluster settings', () => {
   });
 
   it('refuses a ClickHouse cluster name that is not a plain identifier', () => {
-    expect(parseConfig({ CLICKHOUSE_CLUSTER: 'soulgraph_prod' }).CLICKHOUSE_CLUSTER).toBe('soulgraph_prod');
-    expect(() => parseConfig({ CLICKHOUSE_CLUSTER: 'a b' })).toThrow(/Invalid setting CLICKHOUSE_CLUSTER/);
+    const url = 'http://ch-1:8123';
+    expect(parseConfig({ CLICKHOUSE_URL: url, CLICKHOUSE_CLUSTER: 'soulgraph_prod' }).CLICKHOUSE_CLUSTER).toBe('soulgraph_prod');
+    expect(() => parseConfig({ CLICKHOUSE_URL: url, CLICKHOUSE_CLUSTER: 'a b' })).toThrow(/Invalid setting CLICKHOUSE_CLUSTER/);
+  });
+
+  it('refuses a ClickHouse cluster without the address of one of its nodes (the local stack is one server)', () => {
+    expect(() => parseConfig({ CLICKHOUSE_CLUSTER: 'soulgraph' })).toThrow(/CLICKHOUSE_CLUSTER .*needs CLICKHOUSE_URL/);
   });
 });
 
