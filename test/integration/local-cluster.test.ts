@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { migrate } from '../../shared/clickhouse/migrate.ts';
+import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../../shared/config.ts';
 import { startLocalCluster, type ClickHouseMember, type LocalCluster } from '../../shared/local-stack/local-cluster.ts';
@@ -95,21 +96,19 @@ describe('soulgraph on a local cluster', () => {
   });
 
   it('writes through a shard that lost a replica, and the replica catches up once it is back', async () => {
-    const [first, second, healthy, victim] = cluster.clickhouse;
+    const [, , healthy, victim] = cluster.clickhouse;
     await cluster.kill(victim!);
     await ch.insert('profiles', profiles(200, 200, 1_700_000_002));
-    // A read right after the insert may meet a replica that has not fetched it yet (it missed
-    // about half the new rows here): the live replicas catch up first.
-    for (const member of [first!, second!, healthy!]) {
-      await onNode(member, (node) => node.command(sql`SYSTEM SYNC REPLICA ${identifier(DATABASE)}.profiles_local`));
-    }
+    // A read right after the insert may meet a replica that has not fetched it yet: the live ones catch up first.
+    await awaitReplication(ch, ['profiles'], { timeoutMs: 30_000 });
     const [all] = await ch.query(sql`SELECT count() AS n FROM profiles FINAL`, countRow);
     expect(all!.n).toBe(400);
     await cluster.restart(victim!);
-    await onNode(victim!, (node) => node.command(sql`SYSTEM SYNC REPLICA ${identifier(DATABASE)}.profiles_local`));
+    await awaitReplication(ch, ['profiles'], { timeoutMs: 30_000 });
     const [fromVictim, fromHealthy] = await Promise.all([onNode(victim!, localProfiles), onNode(healthy!, localProfiles)]);
     expect(fromVictim).toBe(fromHealthy);
   }, 90_000);
+
 
   it("moves the queues to a replica when their Redis master dies, and every job added before or after completes", async () => {
     const slot = Number(/:(\d+)/.exec(await redisCommand(cluster.redis[0]!.url, `CLUSTER KEYSLOT ${config.QUEUE_PREFIX}`))?.[1]);
