@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { migrate } from '../../shared/clickhouse/migrate.ts';
+import { dropPartitionsWhere } from '../../shared/clickhouse/partition-drop.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../../shared/config.ts';
@@ -109,6 +110,36 @@ describe('soulgraph on a local cluster', () => {
     expect(fromVictim).toBe(fromHealthy);
   }, 90_000);
 
+
+  it("drops a snapshot's partitions of a sharded table on every shard, and only them", async () => {
+    const rows = [1, 2].flatMap((snapshot) =>
+      Array.from({ length: 200 }, (_, i) => ({
+        snapshot_id: snapshot,
+        bucket: i % 2,
+        profile_id: `p${i}`,
+        rank: 1,
+        candidate_id: `p${i + 1}`,
+        score: 1,
+        reason_kind: 'social',
+        reason_chain_id: 0,
+        reason_subject: '',
+        social_score: 1,
+        counterparty_score: 0,
+        nft_score: 0,
+        fof_score: 0,
+      })),
+    );
+    await ch.insert('recommendations', rows);
+    const dropped = await dropPartitionsWhere(ch, ['recommendations'], sql`(partition_id = '1' OR startsWith(partition_id, '1-'))`);
+    expect(dropped).toBe(2);
+    await awaitReplication(ch, ['recommendations'], { timeoutMs: 30_000 });
+    const left = await ch.query(sql`SELECT snapshot_id AS n FROM recommendations GROUP BY snapshot_id ORDER BY snapshot_id`, countRow);
+    expect(left).toEqual([{ n: 2 }]);
+    const perNode = await Promise.all(
+      cluster.clickhouse.map((m) => onNode(m, (node) => node.query(sql`SELECT count() AS n FROM recommendations_local WHERE snapshot_id = 1`, countRow))),
+    );
+    expect(perNode.map(([row]) => row!.n)).toEqual([0, 0, 0, 0]);
+  }, 60_000);
 
   it("moves the queues to a replica when their Redis master dies, and every job added before or after completes", async () => {
     const slot = Number(/:(\d+)/.exec(await redisCommand(cluster.redis[0]!.url, `CLUSTER KEYSLOT ${config.QUEUE_PREFIX}`))?.[1]);
