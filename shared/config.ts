@@ -46,7 +46,8 @@ export const configSchema = z.object({
   REDIS_URL: optionalUrl(/^rediss?$/, 'redis:// or rediss://'),
   /**
    * A Redis Cluster's nodes as host:port, comma-separated (a few are enough: the rest are
-   * discovered). Set: queues use an ioredis Cluster client and REDIS_URL is not needed.
+   * discovered). Set: the queues and workers use an ioredis Cluster client; the API and the
+   * serving copy's writer still use REDIS_URL (docs/cluster.md).
    */
   REDIS_CLUSTER_NODES: csvList.transform((nodes, ctx) => parseClusterNodes(nodes, ctx)),
   /**

@@ -119,28 +119,8 @@ function lockTable(target: ClusterTarget | undefined): SqlFragment {
 
 /** A statement of our own, as this server or cluster runs it. */
 async function run(ch: ClickHouse, statement: string, version: number, target: ClusterTarget | undefined): Promise<void> {
-  if (!target) return ch.command(new SqlFragment(statement));
-  for (const text of clusterStatements(statement, version, target)) await runOnCluster(ch, text);
-}
-
-const REPLICA_CREATE_RACE = /Table structure in ZooKeeper is too different/;
-const ON_CLUSTER_ATTEMPTS = 5;
-
-/**
- * ClickHouse 18.16 sometimes refuses one of several replicas that create the same table at
- * once (ON CLUSTER runs them in parallel): it compares its structure with the table's
- * metadata in ZooKeeper while another replica is still writing it. Our statements are
- * IF NOT EXISTS, so running one again creates just the replicas that were refused.
- */
-async function runOnCluster(ch: ClickHouse, text: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ch.command(new SqlFragment(text));
-    } catch (error) {
-      if (attempt >= ON_CLUSTER_ATTEMPTS || !REPLICA_CREATE_RACE.test(String(error))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
-    }
-  }
+  const statements = target ? clusterStatements(statement, version, target) : [statement];
+  for (const text of statements) await ch.command(new SqlFragment(text));
 }
 
 async function applyPending(ch: ClickHouse, migrations: Migration[], log: (line: string) => void, target: ClusterTarget | undefined): Promise<string[]> {

@@ -41,7 +41,7 @@ export async function startClickHouse(options: ClickHouseOptions): Promise<Runni
 }
 
 /** Three distinct free ports for one server. */
-export async function freeClickHousePorts(): Promise<ClickHousePorts> {
+async function freeClickHousePorts(): Promise<ClickHousePorts> {
   const [httpPort, tcpPort, interserverPort] = (await freePorts(3)) as [number, number, number];
   return { httpPort, tcpPort, interserverPort };
 }
