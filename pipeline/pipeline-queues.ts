@@ -4,10 +4,9 @@
  * queue-depth metric. A queue added to allQueueNames() appears in both without edits.
  */
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Config } from '../shared/config.ts';
 import { allQueueNames } from '../shared/queues.ts';
-import { redisConnection } from '../shared/redis.ts';
+import { createRedis, redisConnection } from '../shared/redis.ts';
 
 export interface PipelineQueues {
   queues: Queue[];
@@ -16,7 +15,7 @@ export interface PipelineQueues {
 
 export function openPipelineQueues(config: Config): PipelineQueues {
   // BullMQ leaves a connection it was given open on queue.close(): this owner closes it.
-  const connection = new Redis(redisConnection(config, 'producer'));
+  const connection = createRedis(redisConnection(config, 'producer'));
   const queues = allQueueNames().map((name) => new Queue(name, { connection, prefix: config.QUEUE_PREFIX }));
   return {
     queues,

@@ -6,13 +6,12 @@
  *   npx soulgraph workers            (or: npm run workers)
  */
 import { Queue, type Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { createClickHouse } from '../shared/clickhouse/client.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ingestQueueName } from '../shared/queues.ts';
-import { redisConnection } from '../shared/redis.ts';
+import { createRedis, redisConnection } from '../shared/redis.ts';
 import { kindNames, type KindName } from '../shared/records/kinds.ts';
 import { sweepChunkTexts } from './ingest/chunk-text-sweeper.ts';
 import { ChunkTexts } from './ingest/chunk-texts.ts';
@@ -44,7 +43,7 @@ export async function startWorkers(
   const metrics = options.metrics ?? createPipelineMetrics(new Registry());
   const kinds = options.kinds ?? kindNames;
   const serving = kinds.some((k) => MIRRORED_KINDS.includes(k)) ? createServingWriter(config) : undefined;
-  const chunkRedis = new Redis(connection);
+  const chunkRedis = createRedis(connection);
   const chunkTexts = new ChunkTexts(chunkRedis, config.QUEUE_PREFIX);
   const deps = { config, clickhouse, connection, chunkTexts, logger, serving, metrics };
 

@@ -35,11 +35,30 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier (letters, digits, _)')
     .default('soulgraph'),
+  /**
+   * Name of a ClickHouse cluster (its remote_servers entry) to run on: migrations create
+   * Replicated tables on every node and Distributed tables over them (docs/cluster.md).
+   * Blank: one server, as before.
+   */
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v), 'must be a plain identifier (letters, digits, _)'),
 
   /** Unset: the local stack starts a private redis-server. */
   REDIS_URL: optionalUrl(/^rediss?$/, 'redis:// or rediss://'),
-  /** BullMQ key prefix; lets several deployments (or test files) share one Redis. */
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('soulgraph'),
+  /**
+   * A Redis Cluster's nodes as host:port, comma-separated (a few are enough: the rest are
+   * discovered). Set: the queues and workers use an ioredis Cluster client; the API and the
+   * serving copy's writer still use REDIS_URL (docs/cluster.md).
+   */
+  REDIS_CLUSTER_NODES: csvList.transform((nodes, ctx) => parseClusterNodes(nodes, ctx)),
+  /**
+   * BullMQ key prefix; lets several deployments (or test files) share one Redis. With
+   * REDIS_CLUSTER_NODES it is hash-tagged ({soulgraph}) unless it already has a {tag}: every
+   * BullMQ script and flow must find its keys in one slot.
+   */
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:{}-]+$/).default('soulgraph'),
 
   /** Folder for the local stack's data, logs and state file. */
   DATA_DIR: z.string().default('.data'),
@@ -302,10 +321,33 @@ function parseChainNames(value: string, ctx: z.RefinementCtx): Map<number, strin
   return names;
 }
 
+function parseClusterNodes(nodes: string[], ctx: z.RefinementCtx): { host: string; port: number }[] {
+  return nodes.flatMap((node) => {
+    const match = /^([^:\s]+):(\d{1,5})$/.exec(node);
+    if (!match || Number(match[2]) > 65535) {
+      ctx.addIssue({ code: 'custom', message: `"${node}" is not host:port` });
+      return [];
+    }
+    return [{ host: match[1]!, port: Number(match[2]) }];
+  });
+}
+
+/** The queue prefix as a Redis Cluster needs it: one hash tag, so a queue's keys share a slot. */
+function hashTagged(prefix: string): string {
+  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+}
+
 /** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
-  if (result.success) return result.data;
+  if (result.success) {
+    const config = result.data;
+    // The local stack starts one plain server, which has no cluster to run ON CLUSTER statements on.
+    if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
+      throw new ConfigError(`Invalid setting CLICKHOUSE_CLUSTER (${JSON.stringify(config.CLICKHOUSE_CLUSTER)}): needs CLICKHOUSE_URL, the address of a node of that cluster`);
+    }
+    return config.REDIS_CLUSTER_NODES.length > 0 ? { ...config, QUEUE_PREFIX: hashTagged(config.QUEUE_PREFIX) } : config;
+  }
   const issue = result.error.issues[0]!;
   const variable = String(issue.path[0] ?? 'environment');
   const shown =

@@ -5,15 +5,69 @@
  * caller gets an error instead of a hung request.
  *
  * Options rather than connections: BullMQ then opens, duplicates and closes its own.
+ *
+ * With REDIS_CLUSTER_NODES set, the options carry the cluster's nodes and every connection
+ * made from them (by BullMQ or by createRedis) is an ioredis Cluster client; queue keys are
+ * then hash-tagged (QUEUE_PREFIX becomes {soulgraph}, see shared/config.ts), so each BullMQ
+ * script touches one slot.
  */
-import type { RedisOptions } from 'bullmq';
+import { createIORedisClient, RedisConnection, type RedisOptions } from 'bullmq';
+import { Cluster, Redis, type ClusterNode } from 'ioredis';
 import type { Config } from './config.ts';
 
 export type RedisRole = 'producer' | 'worker';
 
-export function redisConnection(config: Pick<Config, 'REDIS_URL'>, role: RedisRole): RedisOptions {
+/** A Redis Cluster's seed nodes, riding along in the options so that every client made from them is a Cluster client. */
+export interface ClusterRedisOptions extends RedisOptions {
+  clusterNodes?: ClusterNode[];
+}
+
+/** A client of one Redis server or of a Redis Cluster: the commands the pipeline uses are the same. */
+export type RedisClient = Redis | Cluster;
+
+export function redisConnection(config: Pick<Config, 'REDIS_URL'> & Partial<Pick<Config, 'REDIS_CLUSTER_NODES'>>, role: RedisRole): ClusterRedisOptions {
+  if (config.REDIS_CLUSTER_NODES && config.REDIS_CLUSTER_NODES.length > 0) {
+    useClusterClientsInBullMQ();
+    const [first] = config.REDIS_CLUSTER_NODES;
+    return { ...first, ...roleOptions(role), clusterNodes: config.REDIS_CLUSTER_NODES };
+  }
   if (!config.REDIS_URL) throw new Error('REDIS_URL is not set and no local stack was started');
   return { ...addressOf(config.REDIS_URL), ...roleOptions(role) };
+}
+
+/** A client for these options: a Cluster client when they name a cluster's nodes. */
+export function createRedis(options: ClusterRedisOptions): RedisClient {
+  const { clusterNodes, ...redisOptions } = options;
+  if (!clusterNodes) return new Redis(redisOptions);
+  const { host: _host, port: _port, ...perNode } = redisOptions;
+  return new Cluster(clusterNodes, {
+    redisOptions: perNode,
+    // A command meets a dead master, CLUSTERDOWN or a moved slot while a replica takes over
+    // (a few seconds: cluster-node-timeout plus the election); it is tried again every 300 ms
+    // for up to 15 s, instead of failing after ioredis's default 16 tries of 100 ms.
+    retryDelayOnFailover: 300,
+    retryDelayOnClusterDown: 300,
+    retryDelayOnTryAgain: 300,
+    maxRedirections: 50,
+    slotsRefreshTimeout: 2_000,
+    clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+    ...(perNode.enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
+    ...(perNode.lazyConnect ? { lazyConnect: true } : {}),
+  });
+}
+
+let factoryInstalled = false;
+
+/**
+ * BullMQ builds its own connections from options with plain ioredis; its one hook for
+ * another kind of client is a process-wide factory. Clients it builds this way are its own
+ * (it closes them), unlike a client passed in, which every call site would have to close.
+ * Options without cluster nodes still get a plain client, as before.
+ */
+function useClusterClientsInBullMQ(): void {
+  if (factoryInstalled) return;
+  factoryInstalled = true;
+  RedisConnection.clientFactory = (options) => createIORedisClient(createRedis(options as ClusterRedisOptions)) as never;
 }
 
 function roleOptions(role: RedisRole): RedisOptions {

@@ -14,7 +14,8 @@
  * - `sweep` deletes the claimed texts whose job is gone (removed failed jobs, a worker that
  *   died between completing a job and deleting its text).
  */
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 
 /** Long enough for any producer to add its job; short enough that an abandoned text goes soon. */
 export const UNCLAIMED_SECONDS = 24 * 3600;
@@ -23,7 +24,7 @@ const TEXT_SEGMENT = ':chunk-text:';
 
 export class ChunkTexts {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 
@@ -56,12 +57,16 @@ export class ChunkTexts {
    */
   async sweep(): Promise<number> {
     let removed = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}:ingest-*${TEXT_SEGMENT}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) removed += await this.removeOrphans(keys);
-    } while (cursor !== '0');
+    // A SCAN cursor belongs to one server: on a Redis Cluster each master is scanned on its own.
+    const servers = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    for (const server of servers) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await server.scan(cursor, 'MATCH', `${this.prefix}:ingest-*${TEXT_SEGMENT}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) removed += await this.removeOrphans(keys);
+      } while (cursor !== '0');
+    }
     return removed;
   }
 

@@ -5,10 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Config } from '../../shared/config.ts';
 import { ingestJobOptions, ingestQueueName, type IngestFormat, type IngestJobPayload } from '../../shared/queues.ts';
-import { redisConnection } from '../../shared/redis.ts';
+import { createRedis, redisConnection } from '../../shared/redis.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { ChunkTexts } from './chunk-texts.ts';
 import { ChunkTracker, type ChunkOutcome } from './chunk-tracker.ts';
@@ -127,7 +126,7 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
   const events = new QueueEvents(queue.name, { connection: redisConnection(config, 'worker'), prefix: config.QUEUE_PREFIX });
   await events.waitUntilReady();
   const tracker = new ChunkTracker(queue, events, record, options.pollMs);
-  const redis = new Redis({ ...redisConnection(config, 'producer'), lazyConnect: true });
+  const redis = createRedis({ ...redisConnection(config, 'producer'), lazyConnect: true });
   const texts = new ChunkTexts(redis, config.QUEUE_PREFIX);
   try {
     await redis.connect();

@@ -12,6 +12,8 @@ import { tabSeparated } from './tab-separated.ts';
 
 export interface ClickHouse {
   readonly database: string;
+  /** CLICKHOUSE_CLUSTER: the cluster whose Distributed tables this client reads and writes; unset on one server. */
+  readonly cluster?: string;
   /** Runs a SELECT; every row is validated by `row`, so a schema drift fails loudly here. */
   query<Row extends z.ZodType>(statement: SqlFragment, row: Row, settings?: QuerySettings): Promise<z.output<Row>[]>;
   /** A SELECT's rows one at a time, as ClickHouse sends them (for results too big to hold). */
@@ -66,6 +68,12 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
       // 64-bit integers as JSON strings, so that values past 2^53 (packed keys) reach zod
       // exactly. The default was 1 on ClickHouse 18.16 and is 0 on current versions.
       output_format_json_quote_64bit_integers: 1,
+      // On a cluster an INSERT into a Distributed table returns once every shard has its rows
+      // (not once they are queued on this node), so a finished ingest job is a durable one.
+      // 18.16 reads its own shard of a Distributed table without the version column that
+      // FINAL needs ("Cannot find column updated_at in source stream") unless it asks that
+      // shard over the network like the others (measured on the local cluster).
+      ...(config.CLICKHOUSE_CLUSTER ? { insert_distributed_sync: 1, prefer_localhost_replica: 0 } : {}),
     },
     // Failures reach the caller as exceptions; the client's own console logging would duplicate them.
     log: { level: ClickHouseLogLevel.OFF },
@@ -85,6 +93,7 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
 
   return {
     database,
+    ...(config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER } : {}),
     async query(statement, row, settings) {
       const result = await client.query({ query: statement.text, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
       const rows = await result.json<unknown>();

@@ -2,6 +2,10 @@
  * Applies the numbered .sql files in ./migrations in order, once each, recording them in
  * schema_migrations. Idempotent, and safe from two processes at once: a lock table whose
  * CREATE (without IF NOT EXISTS) succeeds for exactly one process serializes the runners.
+ *
+ * With CLICKHOUSE_CLUSTER set, every statement runs in its ON CLUSTER form
+ * (cluster-schema.ts): the database, the lock and schema_migrations are created on every
+ * node, and each table as its placement says.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
@@ -10,6 +14,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { createClickHouse, type ClickHouse } from './client.ts';
+import { clusterStatements, type ClusterTarget } from './cluster-schema.ts';
 import { identifier, sql, SqlFragment } from './sql-literal.ts';
 import { splitStatements } from './sql-statements.ts';
 
@@ -63,6 +68,16 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return migrations;
 }
 
+const SCHEMA_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations
+    (
+        version     UInt32   COMMENT 'Number of the migration file',
+        name        String   COMMENT 'Name of the migration file',
+        checksum    String   COMMENT 'sha256 of the file as applied',
+        applied_at  DateTime COMMENT 'When it was applied'
+    )
+    ENGINE = ReplacingMergeTree
+    ORDER BY version`;
+
 const appliedRow = z.object({ version: z.coerce.number(), name: z.string(), checksum: z.string() });
 
 /** Brings the database up to date; returns the names of the migrations it applied. */
@@ -71,37 +86,45 @@ export async function migrate(config: Config, options: MigrateOptions = {}): Pro
   const log = options.log ?? (() => {});
   const migrations = await readMigrations(options.dir);
 
+  const target: ClusterTarget | undefined = config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER, database } : undefined;
   const server = createClickHouse(config, { noDatabase: true });
   try {
-    await server.command(sql`CREATE DATABASE IF NOT EXISTS ${identifier(database)}`);
+    await server.command(sql`CREATE DATABASE IF NOT EXISTS ${identifier(database)}${onCluster(target)}`);
   } finally {
     await server.close();
   }
 
   const ch = createClickHouse(config, { database });
   try {
-    await acquireLock(ch, options);
+    await acquireLock(ch, options, target);
     try {
-      return await applyPending(ch, migrations, log);
+      return await applyPending(ch, migrations, log, target);
     } finally {
-      await ch.command(sql`DROP TABLE IF EXISTS schema_migrations_lock`);
+      await ch.command(sql`DROP TABLE IF EXISTS ${lockTable(target)}${onCluster(target)}`);
     }
   } finally {
     await ch.close();
   }
 }
 
-async function applyPending(ch: ClickHouse, migrations: Migration[], log: (line: string) => void): Promise<string[]> {
-  await ch.command(sql`
-    CREATE TABLE IF NOT EXISTS schema_migrations
-    (
-        version     UInt32   COMMENT 'Number of the migration file',
-        name        String   COMMENT 'Name of the migration file',
-        checksum    String   COMMENT 'sha256 of the file as applied',
-        applied_at  DateTime COMMENT 'When it was applied'
-    )
-    ENGINE = ReplacingMergeTree
-    ORDER BY version`);
+/** ` ON CLUSTER <name>` on a cluster, nothing on one server. */
+function onCluster(target: ClusterTarget | undefined): SqlFragment {
+  return target ? sql` ON CLUSTER ${identifier(target.cluster)}` : sql``;
+}
+
+/** The lock table, qualified on a cluster: an ON CLUSTER statement runs on other nodes, in their default database. */
+function lockTable(target: ClusterTarget | undefined): SqlFragment {
+  return target ? sql`${identifier(target.database)}.schema_migrations_lock` : sql`schema_migrations_lock`;
+}
+
+/** A statement of our own, as this server or cluster runs it. */
+async function run(ch: ClickHouse, statement: string, version: number, target: ClusterTarget | undefined): Promise<void> {
+  const statements = target ? clusterStatements(statement, version, target) : [statement];
+  for (const text of statements) await ch.command(new SqlFragment(text));
+}
+
+async function applyPending(ch: ClickHouse, migrations: Migration[], log: (line: string) => void, target: ClusterTarget | undefined): Promise<string[]> {
+  await run(ch, SCHEMA_MIGRATIONS_TABLE, 0, target);
   const applied = new Map(
     (await ch.query(sql`SELECT version, name, checksum FROM schema_migrations FINAL`, appliedRow)).map((r) => [
       r.version,
@@ -122,7 +145,7 @@ async function applyPending(ch: ClickHouse, migrations: Migration[], log: (line:
       continue;
     }
     // Migration files are our own reviewed SQL, not input: they run as written.
-    for (const statement of migration.statements) await ch.command(new SqlFragment(statement));
+    for (const statement of migration.statements) await run(ch, statement, migration.version, target);
     await ch.insert('schema_migrations', [
       {
         version: migration.version,
@@ -139,12 +162,12 @@ async function applyPending(ch: ClickHouse, migrations: Migration[], log: (line:
 
 const lockRow = z.object({ age: z.coerce.number() });
 
-async function acquireLock(ch: ClickHouse, options: MigrateOptions): Promise<void> {
+async function acquireLock(ch: ClickHouse, options: MigrateOptions, target: ClusterTarget | undefined): Promise<void> {
   const staleMs = options.staleLockMs ?? 10 * 60_000;
   const deadline = Date.now() + (options.lockTimeoutMs ?? 5 * 60_000);
   for (;;) {
     try {
-      await ch.command(sql`CREATE TABLE schema_migrations_lock (pid UInt32) ENGINE = TinyLog`);
+      await ch.command(sql`CREATE TABLE ${lockTable(target)}${onCluster(target)} (pid UInt32) ENGINE = TinyLog`);
       return;
     } catch (error) {
       if (!/already exists/i.test(String(error))) throw error;
@@ -157,7 +180,7 @@ async function acquireLock(ch: ClickHouse, options: MigrateOptions): Promise<voi
     );
     if (lock && lock.age * 1000 > staleMs) {
       options.log?.(`breaking a migration lock left ${lock.age}s ago by a runner that did not finish`);
-      await ch.command(sql`DROP TABLE IF EXISTS schema_migrations_lock`);
+      await ch.command(sql`DROP TABLE IF EXISTS ${lockTable(target)}${onCluster(target)}`);
       continue;
     }
     if (Date.now() > deadline) {

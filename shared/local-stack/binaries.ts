@@ -48,7 +48,8 @@ export function findRedisServer(search: BinarySearch = {}): Command {
   throw missing('redis-server', dirs);
 }
 
-function findExecutable(name: string, dirs: string[]): string | undefined {
+/** The first executable of this name in these folders. */
+export function findExecutable(name: string, dirs: string[]): string | undefined {
   return dirs.map((dir) => join(dir, name)).find(isExecutableFile);
 }
 

@@ -25,6 +25,10 @@ export interface ClickHouseOptions extends BinarySearch {
   analystPassword?: string;
   /** Binary to run; found on the search path when omitted. */
   command?: Command;
+  /** Ports chosen by the caller (a cluster, whose config names every member's ports); default: free ones. */
+  ports?: ClickHousePorts;
+  /** More top-level config elements (a cluster member's remote_servers, zookeeper and macros). */
+  extraConfigXml?: string;
 }
 
 const START_TIMEOUT_MS = 30_000;
@@ -32,14 +36,21 @@ const STOP_GRACE_MS = 15_000;
 
 export async function startClickHouse(options: ClickHouseOptions): Promise<RunningService> {
   const command = options.command ?? findClickHouseServer(options);
+  if (options.ports) return startOnce(command, options, options.ports);
   return retryOnPortClash(() => startOnce(command, options));
 }
 
-async function startOnce(command: Command, options: ClickHouseOptions, samePorts?: Ports): Promise<RunningService> {
+/** Three distinct free ports for one server. */
+async function freeClickHousePorts(): Promise<ClickHousePorts> {
+  const [httpPort, tcpPort, interserverPort] = (await freePorts(3)) as [number, number, number];
+  return { httpPort, tcpPort, interserverPort };
+}
+
+async function startOnce(command: Command, options: ClickHouseOptions, samePorts?: ClickHousePorts): Promise<RunningService> {
   const dir = resolve(options.dir);
-  const [httpPort, tcpPort, interserverPort] = samePorts ? [samePorts.httpPort, samePorts.tcpPort, samePorts.interserverPort] : ((await freePorts(3)) as [number, number, number]);
-  const ports = { httpPort, tcpPort, interserverPort };
-  const configPath = await writeServerFiles(dir, ports, options.analystPassword ?? 'analyst');
+  const ports = samePorts ?? (await freeClickHousePorts());
+  const { httpPort } = ports;
+  const configPath = await writeServerFiles(dir, ports, options.analystPassword ?? 'analyst', options.extraConfigXml ?? '');
   const errorLog = join(dir, 'log', 'clickhouse-server.err.log');
   const errorLogStart = await fileSize(errorLog);
   const url = `http://127.0.0.1:${httpPort}`;
@@ -71,22 +82,22 @@ async function clickHouseVersion(url: string): Promise<string> {
   return (await response.text()).trim();
 }
 
-interface Ports {
+export interface ClickHousePorts {
   httpPort: number;
   tcpPort: number;
   interserverPort: number;
 }
 
 /** Creates the folder layout and both XML files; returns the config.xml path. */
-async function writeServerFiles(dir: string, ports: Ports, analystPassword: string): Promise<string> {
+async function writeServerFiles(dir: string, ports: ClickHousePorts, analystPassword: string, extraConfigXml: string): Promise<string> {
   for (const sub of ['data', 'tmp', 'user_files', 'format_schemas', 'log']) await mkdir(join(dir, sub), { recursive: true });
   const configPath = join(dir, 'config.xml');
-  await writeFile(configPath, serverConfigXml(dir, ports));
+  await writeFile(configPath, serverConfigXml(dir, ports, extraConfigXml));
   await writeFile(join(dir, 'users.xml'), usersXml(analystPassword));
   return configPath;
 }
 
-function serverConfigXml(dir: string, ports: Ports): string {
+function serverConfigXml(dir: string, ports: ClickHousePorts, extraConfigXml: string): string {
   const path = (sub: string) => xmlText(join(dir, sub) + '/');
   // Only the three ports 18.16 knows are listed; newer releases leave mysql/postgres ports off unless configured.
   return `<?xml version="1.0"?>
@@ -124,7 +135,7 @@ function serverConfigXml(dir: string, ports: Ports): string {
         <table>query_log</table>
         <partition_by>toYYYYMM(event_date)</partition_by>
         <flush_interval_milliseconds>7500</flush_interval_milliseconds>
-    </query_log>
+    </query_log>${extraConfigXml}
 </yandex>
 `;
 }
@@ -176,6 +187,6 @@ function usersXml(analystPassword: string): string {
 `;
 }
 
-function xmlText(value: string): string {
+export function xmlText(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -24,6 +24,8 @@ export interface RedisOptions extends BinarySearch {
   port?: number;
   log?: (line: string) => void;
   command?: Command;
+  /** More redis-server arguments (a cluster member's --cluster-enabled yes ...). */
+  extraArgs?: string[];
 }
 
 const START_TIMEOUT_MS = 15_000;
@@ -42,7 +44,7 @@ async function startOnce(command: Command, options: RedisOptions): Promise<Runni
   const logStart = await fileSize(logFile);
   const url = `redis://127.0.0.1:${port}`;
 
-  const server = spawnServer(command, redisArgs(port, dir, logFile), dir);
+  const server = spawnServer(command, [...redisArgs(port, dir, logFile), ...(options.extraArgs ?? [])], dir);
   await waitUntilReady(server, {
     name: 'redis-server',
     timeoutMs: START_TIMEOUT_MS,
@@ -85,7 +87,7 @@ async function redisVersion(url: string): Promise<string> {
 }
 
 /** Sends one inline command and returns the raw reply once complete (simple, error or bulk reply). */
-function redisCommand(url: string, command: string, timeoutMs = 1_000): Promise<string> {
+export function redisCommand(url: string, command: string, timeoutMs = 1_000): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolvePromise, reject) => {
     const socket = connect({ host: hostname, port: Number(port) || 6379 });

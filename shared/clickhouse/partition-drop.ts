@@ -1,0 +1,53 @@
+/**
+ * Dropping partitions by id, on one server or a cluster. On one server: the partitions
+ * system.parts lists, each dropped with ALTER TABLE ... DROP PARTITION ID. On a cluster a
+ * sharded table's parts live in `<name>_local` on each shard, which the connected node's
+ * system.parts does not show: the partitions are listed on every node (remote() over
+ * system.clusters) and each is dropped ON CLUSTER (ClickHouse runs it on one replica per
+ * shard; replication carries it to the others). A table replicated everywhere is dropped
+ * as on one server, replication doing the rest.
+ *
+ * For pipeline/materialize/snapshot-partitions.ts, whose listing reads system.parts by the
+ * application's table names and so finds nothing of a sharded table on a cluster.
+ */
+import { z } from 'zod';
+import type { ClickHouse } from './client.ts';
+import { partsTableName, partsTarget } from './cluster-schema.ts';
+import { inList, sql, type SqlFragment } from './sql-literal.ts';
+
+const partitionRow = z.object({ table: z.string(), partition_id: z.string() });
+const hostRow = z.object({ address: z.string(), port: z.coerce.number() });
+
+/** Drops every partition of `tables` whose partition_id satisfies `wanted` (a condition on `partition_id`); returns how many it dropped. */
+export async function dropPartitionsWhere(ch: ClickHouse, tables: readonly string[], wanted: SqlFragment): Promise<number> {
+  if (tables.length === 0) return 0;
+  const partitions = ch.cluster ? await partitionsOnEveryNode(ch, tables, wanted) : await partitionsOn(ch, 'system.parts', tables, wanted);
+  for (const { table, partition_id } of partitions) {
+    await ch.command(sql`ALTER TABLE ${partsTarget(ch, table)} DROP PARTITION ID ${partition_id}`);
+  }
+  return partitions.length;
+}
+
+async function partitionsOn(ch: ClickHouse, source: string, tables: readonly string[], wanted: SqlFragment) {
+  const from = source === 'system.parts' ? sql`system.parts` : sql`remote(${source}, system, parts)`;
+  return ch.query(
+    sql`SELECT DISTINCT table, partition_id FROM ${from}
+        WHERE database = ${ch.database} AND active AND table IN ${inList(tables)} AND ${wanted}`,
+    partitionRow,
+  );
+}
+
+/** (table, partition) pairs found on any answering node, named by the application's table names. */
+async function partitionsOnEveryNode(ch: ClickHouse, tables: readonly string[], wanted: SqlFragment) {
+  const hosts = await ch.query(sql`SELECT DISTINCT host_address AS address, port FROM system.clusters WHERE cluster = ${ch.cluster!}`, hostRow);
+  const byLocal = new Map(tables.map((table) => [partsTableName(ch, table), table]));
+  const found = await Promise.all(
+    hosts.map((host) => partitionsOn(ch, `${host.address}:${host.port}`, [...byLocal.keys()], wanted).catch(() => [])),
+  );
+  const unique = new Map<string, { table: string; partition_id: string }>();
+  for (const { table, partition_id } of found.flat()) {
+    const name = byLocal.get(table) ?? table;
+    unique.set(`${name}\u0000${partition_id}`, { table: name, partition_id });
+  }
+  return [...unique.values()];
+}

@@ -1,0 +1,369 @@
+/**
+ * npm run cluster:check: soulgraph on a real local cluster (shared/local-stack/local-cluster.ts:
+ * ZooKeeper, 2 shards x 2 replicas of clickhouse-server, a 3-master Redis Cluster with one
+ * replica each), against one plain server of each as the reference.
+ *
+ * It migrates both, ingests the same generated world into both through the real queues and
+ * workers (on the cluster: Redis Cluster queues, inserts through Distributed tables), with a
+ * ClickHouse replica killed (SIGKILL) in the middle of one kind and the Redis master of the
+ * queues killed in the middle of another, and asserts:
+ * - every node has the same tables, each with the engine its placement says;
+ * - every table read through the cluster (FINAL) holds exactly the rows the single server
+ *   holds: same count, same content fingerprint (nothing lost, nothing twice);
+ * - both replicas of each shard hold the same rows once the killed one is back;
+ * - the queues went on after their Redis master died (its replica took over);
+ * - the nightly run on the cluster, with another replica killed after its first bucket,
+ *   makes the snapshot the single server makes (recommendations and tags).
+ *
+ * Not inside `npm test`: it starts 12 server processes and takes a minute or two.
+ *   npm run cluster:check [-- --profiles 500] [-- --keep]
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { z } from 'zod';
+import { generatedKinds, generateWorld, type WorldManifest } from '../../pipeline/generate/world-generator.ts';
+import { runIngest } from '../../pipeline/ingest/ingest-run.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../../pipeline/materialize/run-watch.ts';
+import { startWorkers } from '../../pipeline/workers.ts';
+import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import { localTableName, TABLE_PLACEMENT } from '../../shared/clickhouse/cluster-schema.ts';
+import { migrate } from '../../shared/clickhouse/migrate.ts';
+import { identifier, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { parseConfig, type Config } from '../../shared/config.ts';
+import { startLocalCluster, type ClickHouseMember, type LocalCluster, type RedisMember } from '../../shared/local-stack/local-cluster.ts';
+import { ensureLocalStack, type LocalStack } from '../../shared/local-stack/local-stack.ts';
+import { redisCommand } from '../../shared/local-stack/redis-server.ts';
+import type { KindName } from '../../shared/records/kinds.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    profiles: { type: 'string', default: '1000' },
+    seed: { type: 'string', default: '7' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const started = Date.now();
+const say = (line: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
+const silent = pino({ level: 'silent' });
+const failures: string[] = [];
+const passes: string[] = [];
+
+function check(ok: boolean, what: string, detail = ''): void {
+  (ok ? passes : failures).push(what);
+  say(`${ok ? 'PASS' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
+}
+
+const DATABASE = 'soulgraph';
+/** Several buckets even in a small world, so that a replica dies between bucket jobs. */
+const PROFILES_PER_BUCKET = 100;
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-cluster-'));
+  let cluster: LocalCluster | undefined;
+  let single: LocalStack | undefined;
+  try {
+    say(`starting the local cluster and a single server for reference in ${dir}`);
+    [cluster, single] = await Promise.all([
+      startLocalCluster({ dir: path.join(dir, 'cluster') }),
+      ensureLocalStack(parseConfig({}), { dataDir: path.join(dir, 'single'), reuse: false, stateFile: false }),
+    ]);
+    const queueMaster = await queueSlotMaster(cluster);
+    const clusterConfig = parseConfig({
+      CLICKHOUSE_URL: cluster.clickhouse[0]!.url,
+      CLICKHOUSE_CLUSTER: cluster.name,
+      CLICKHOUSE_DATABASE: DATABASE,
+      // The queue slot's master first: the serving writer (pipeline/serving) still makes a
+      // plain client of the first node (docs/cluster.md, what is not done).
+      REDIS_CLUSTER_NODES: [queueMaster, ...cluster.redis.filter((m) => m !== queueMaster)].map((m) => `127.0.0.1:${m.port}`).join(','),
+      LOG_LEVEL: 'silent',
+      REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
+    });
+    const singleConfig = parseConfig({
+      CLICKHOUSE_URL: single.clickhouseUrl,
+      REDIS_URL: single.redisUrl,
+      CLICKHOUSE_DATABASE: DATABASE,
+      LOG_LEVEL: 'silent',
+      REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
+    });
+    say(`cluster: ClickHouse ${cluster.clickhouse.map((m) => `${m.name}=${m.url}`).join(' ')}; Redis ${clusterConfig.REDIS_CLUSTER_NODES.length} nodes, queue prefix ${clusterConfig.QUEUE_PREFIX}`);
+
+    await Promise.all([migrate(clusterConfig), migrate(singleConfig)]);
+    say('migrated both');
+    await checkSchema(cluster);
+
+    const manifest = await generateWorld({ profiles: Number(args.profiles), seed: Number(args.seed), outDir: path.join(dir, 'world') });
+    const worldDir = path.join(dir, 'world');
+    say(`generated a world of ${manifest.profiles} profiles: ${Object.entries(manifest.files).map(([k, f]) => `${k} ${f.rows}`).join(', ')}`);
+
+    await ingestWorld(singleConfig, manifest, worldDir, {});
+    say('ingested the world into the single server');
+    const victim = cluster.clickhouse.find((m) => m.shard === 2 && m.replica === 2)!;
+    await ingestWorld(clusterConfig, manifest, worldDir, {
+      transactions: killClickHouseReplica(cluster, victim),
+      'token-transfers': killRedisMaster(cluster, queueMaster),
+    });
+    say('ingested the world into the cluster');
+
+    await syncReplicas(cluster);
+    await compareTables(clusterConfig, singleConfig);
+    await compareReplicas(cluster);
+
+    // The serving writer's plain client must meet the queues' master, which the failover moved.
+    const materializeConfig = { ...clusterConfig, REDIS_CLUSTER_NODES: await nodesQueueMasterFirst(cluster) };
+    await materialize(singleConfig, 'the single server');
+    await materialize(materializeConfig, 'the cluster', killClickHouseReplica(cluster, cluster.clickhouse.find((m) => m.shard === 1 && m.replica === 2)!));
+    await syncReplicas(cluster);
+    await compareSnapshots(clusterConfig, singleConfig);
+  } finally {
+    await Promise.all([cluster?.stop(), single?.stop()]);
+    if (!args.keep) await rm(dir, { recursive: true, force: true });
+  }
+  say(`${passes.length} checks passed, ${failures.length} failed${failures.length ? `:\n  ${failures.join('\n  ')}` : ''}`);
+  process.exitCode = failures.length ? 1 : 0;
+}
+
+/** The Redis master that serves the queues' hash tag. */
+async function queueSlotMaster(cluster: LocalCluster): Promise<RedisMember> {
+  const reply = await redisCommand(cluster.redis[0]!.url, 'CLUSTER KEYSLOT {soulgraph}');
+  return cluster.redisMasterOf(Number(/:(\d+)/.exec(reply)?.[1]));
+}
+
+const tableRow = z.object({ name: z.string(), engine: z.string() });
+
+async function checkSchema(cluster: LocalCluster): Promise<void> {
+  const perNode = await Promise.all(
+    cluster.clickhouse.map((member) =>
+      onNode(member, (ch) => ch.query(sql`SELECT name, engine FROM system.tables WHERE database = ${DATABASE} ORDER BY name`, tableRow)),
+    ),
+  );
+  const first = JSON.stringify(perNode[0]);
+  check(perNode.every((tables) => JSON.stringify(tables) === first), 'every node has the same tables with the same engines', `${perNode[0]!.length} tables each`);
+  const engines = new Map(perNode[0]!.map((t) => [t.name, t.engine]));
+  const wrong = Object.entries(TABLE_PLACEMENT).flatMap(([table, placement]) => {
+    if (placement.kind === 'everywhere') return /^Replicated/.test(engines.get(table) ?? '') ? [] : [`${table}: ${engines.get(table)}`];
+    const local = engines.get(localTableName(table)) ?? '';
+    return engines.get(table) === 'Distributed' && /^Replicated/.test(local) ? [] : [`${table}: ${engines.get(table)} over ${local}`];
+  });
+  check(wrong.length === 0, 'sharded tables are Distributed over Replicated *_local tables; the others Replicated on every node', wrong.join(', '));
+}
+
+type Disruption = (phase: 'started' | 'finished') => Promise<void>;
+
+async function ingestWorld(config: Config, manifest: WorldManifest, worldDir: string, disruptions: Partial<Record<KindName, Disruption>>): Promise<void> {
+  for (const kind of generatedKinds) {
+    const file = manifest.files[kind];
+    if (!file) continue;
+    const disruption = disruptions[kind];
+    const workers = await startWorkers(config, silent, { kinds: [kind], maintenance: false });
+    let disrupted: Promise<void> | undefined;
+    try {
+      const summary = await runIngest(config, {
+        kind,
+        files: [path.join(worldDir, file.file)],
+        format: 'canonical',
+        chunkRows: 500,
+        pollMs: 50,
+        sourceName: (f) => `world/${path.basename(f)}`,
+        onProgress: (p) => {
+          if (process.env.CLUSTER_CHECK_DEBUG) say(`${kind}: ${JSON.stringify(p)}`);
+          // Once a third of the rows are in: the disruption lands mid-ingest, with jobs before and after it.
+          if (disruption && !disrupted && p.rowsDone >= file.rows / 3) disrupted = disruption('started');
+        },
+      });
+      say(`${kind}: ${summary.accepted} accepted, ${summary.rejected} rejected`);
+      if (summary.failedChunks.length > 0) throw new Error(`${kind}: ${summary.failedChunks[0]!.reason}`);
+      if (disruption) {
+        check(disrupted !== undefined, `${kind}: the disruption happened mid-ingest`);
+        await disrupted;
+        check(summary.accepted + summary.rejected === file.rows, `${kind}: every row was ingested despite it`, `${summary.accepted} accepted, ${summary.rejected} rejected of ${file.rows}`);
+      }
+    } finally {
+      await closeWorkers(workers, kind, disruption !== undefined);
+    }
+    if (disruption) await disruption('finished');
+  }
+}
+
+const WORKERS_CLOSE_MS = 30_000;
+
+/**
+ * Closes the kind's workers, waiting WORKERS_CLOSE_MS at most: BullMQ's Worker.close() has
+ * been seen to wait forever after a Redis failover (for an 'end' event its client never
+ * emits), and the check should report that rather than hang.
+ */
+async function closeWorkers(workers: { close(): Promise<void> }, label: string, disrupted: boolean): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([workers.close().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), WORKERS_CLOSE_MS)))]);
+  clearTimeout(timer);
+  if (disrupted || !closed) check(closed, `${label}: the workers closed within ${WORKERS_CLOSE_MS / 1000} s`);
+}
+
+function killClickHouseReplica(cluster: LocalCluster, member: ClickHouseMember): Disruption {
+  return async (phase) => {
+    if (phase === 'started') {
+      await cluster.kill(member);
+      say(`killed ClickHouse replica ${member.name} (SIGKILL)`);
+    } else {
+      await cluster.restart(member);
+      say(`started ClickHouse replica ${member.name} again`);
+    }
+  };
+}
+
+function killRedisMaster(cluster: LocalCluster, master: RedisMember): Disruption {
+  return async (phase) => {
+    if (phase === 'started') {
+      await cluster.kill(master);
+      say(`killed the queues' Redis master :${master.port} (SIGKILL)`);
+      return;
+    }
+    const slot = Number(/:(\d+)/.exec(await redisCommand(cluster.redis.find((m) => m !== master)!.url, 'CLUSTER KEYSLOT {soulgraph}'))?.[1]);
+    const now = await cluster.redisMasterOf(slot);
+    check(now !== master, "a replica took over the queues' slot", `master now :${now.port}`);
+    await cluster.restart(master);
+    say(`started the old Redis master :${master.port} again (it rejoins as a replica)`);
+  };
+}
+
+async function nodesQueueMasterFirst(cluster: LocalCluster): Promise<{ host: string; port: number }[]> {
+  const master = await queueSlotMaster(cluster);
+  return [master, ...cluster.redis.filter((m) => m !== master)].map((m) => ({ host: '127.0.0.1', port: m.port }));
+}
+
+/** The nightly run, with in-process workers; `disruption` starts with the run and ends after it. */
+async function materialize(config: Config, where: string, disruption?: Disruption): Promise<void> {
+  const workers = await startWorkers(config, silent, { kinds: [], maintenance: false, materialize: true });
+  let disrupted: Promise<void> | undefined;
+  try {
+    const view = await watchRun(config, await enqueueRun(config, 'cluster-check'), (v) => {
+      // Once the first bucket is done: the replica dies between buckets of one snapshot.
+      if (disruption && !disrupted && bucketsDone(v) >= 1) disrupted = disruption('started');
+    }, 100);
+    await disrupted;
+    const failed = view.buckets.filter((b) => b.state !== 'done').length;
+    check(view.state === 'done', `the nightly run on ${where} made snapshot ${view.snapshotId}`, `${view.buckets.length} buckets, ${failed} not done${view.error ? `: ${view.error}` : ''}`);
+    if (disruption) check(disrupted !== undefined, 'a ClickHouse replica was killed mid-run');
+  } finally {
+    await closeWorkers(workers, `the nightly run on ${where}`, disruption !== undefined);
+  }
+  if (disrupted) await disruption!('finished');
+}
+
+const snapshotRow = z.object({ rows: z.coerce.number(), profiles: z.coerce.number(), fingerprint: z.string() });
+
+/** The newest ready snapshot on the cluster equals the single server's: per profile lists, scores (to 1e-6), reasons, tags. */
+async function compareSnapshots(clusterConfig: Config, singleConfig: Config): Promise<void> {
+  const newest = sql`(SELECT max(snapshot_id) FROM recommendation_snapshots FINAL WHERE status = 'ready')`;
+  const lists = sql`
+    SELECT count() AS rows, uniqExact(profile_id) AS profiles,
+           toString(sum(cityHash64(profile_id, rank, candidate_id, toString(round(score, 6)), toString(reason_kind), reason_chain_id, reason_subject))) AS fingerprint
+    FROM recommendations WHERE snapshot_id = ${newest}`;
+  const tags = sql`
+    SELECT count() AS rows, uniqExact(profile_id) AS profiles, toString(sum(cityHash64(profile_id, arrayStringConcat(tags, ',')))) AS fingerprint
+    FROM profile_tags WHERE snapshot_id = ${newest}`;
+  const onCluster = createClickHouse(clusterConfig);
+  const onSingle = createClickHouse(singleConfig);
+  try {
+    for (const [what, query] of [['recommendations', lists], ['profile tags', tags]] as const) {
+      const [[a], [b]] = await Promise.all([onCluster.query(query, snapshotRow), onSingle.query(query, snapshotRow)]);
+      check(
+        a!.rows > 0 && a!.rows === b!.rows && a!.profiles === b!.profiles && a!.fingerprint === b!.fingerprint,
+        `${what}: the cluster's snapshot equals the single server's`,
+        `${a!.rows} rows for ${a!.profiles} profiles vs ${b!.rows} for ${b!.profiles}${a!.fingerprint === b!.fingerprint ? '' : ', contents differ'}`,
+      );
+    }
+  } finally {
+    await Promise.all([onCluster.close(), onSingle.close()]);
+  }
+}
+
+/** Waits until every replica has fetched every part its peers have (SYSTEM SYNC REPLICA). */
+async function syncReplicas(cluster: LocalCluster): Promise<void> {
+  const replicated = z.object({ table: z.string() });
+  for (const member of cluster.clickhouse) {
+    await onNode(member, async (ch) => {
+      const tables = await ch.query(sql`SELECT table FROM system.replicas WHERE database = ${DATABASE}`, replicated);
+      for (const { table } of tables) await ch.command(sql`SYSTEM SYNC REPLICA ${identifier(DATABASE)}.${identifier(table)}`);
+    });
+  }
+  say('every replica is in sync');
+}
+
+const columnRow = z.object({ name: z.string() });
+const fingerprintRow = z.object({ rows: z.coerce.number(), fingerprint: z.string() });
+
+/** Columns that say when a row was written, not what it says: they differ between any two ingestions. */
+const WRITE_TIME_COLUMNS = new Set(['ingested_at', 'rejected_at']);
+
+/** Every ingested table read through the cluster equals the single server's: count and content, after FINAL. */
+async function compareTables(clusterConfig: Config, singleConfig: Config): Promise<void> {
+  const onCluster = createClickHouse(clusterConfig);
+  const onSingle = createClickHouse(singleConfig);
+  try {
+    const tables = Object.keys(TABLE_PLACEMENT).filter((t) => !t.startsWith('mat_') && !['schema_migrations', 'recommendations', 'profile_tags'].includes(t));
+    for (const table of tables) {
+      const columns = (await onSingle.query(sql`SELECT name FROM system.columns WHERE database = ${DATABASE} AND table = ${table} ORDER BY name`, columnRow))
+        .map((c) => c.name)
+        .filter((c) => !WRITE_TIME_COLUMNS.has(c));
+      const cells = columns.map((c) => `ifNull(toString(${identifier(c).text}), 'NULL')`).join(', ');
+      const fingerprint = new SqlFragment(`ifNull(toString(sum(cityHash64(${cells}))), '')`);
+      const query = sql`SELECT count() AS rows, ${fingerprint} AS fingerprint FROM ${identifier(table)} FINAL`;
+      const [[a], [b]] = await Promise.all([onCluster.query(query, fingerprintRow), onSingle.query(query, fingerprintRow)]);
+      if (a!.rows === 0 && b!.rows === 0) continue;
+      check(a!.rows === b!.rows && a!.fingerprint === b!.fingerprint, `${table}: the cluster holds what the single server holds`, `${a!.rows} rows vs ${b!.rows}`);
+    }
+  } finally {
+    await Promise.all([onCluster.close(), onSingle.close()]);
+  }
+}
+
+const replicaRow = z.object({ table: z.string(), engine: z.string() });
+const countRow = z.object({ rows: z.coerce.number() });
+
+/** The rows each replicated table holds on this node, as FINAL reads them (the same whatever merges ran). */
+async function replicaCounts(ch: ClickHouse): Promise<Record<string, number>> {
+  const tables = await ch.query(
+    sql`SELECT name AS table, engine FROM system.tables WHERE database = ${DATABASE} AND engine LIKE 'Replicated%' ORDER BY name`,
+    replicaRow,
+  );
+  const counts: Record<string, number> = {};
+  for (const { table, engine } of tables) {
+    const final = engine.includes('Replacing') ? sql` FINAL` : sql``;
+    const [row] = await ch.query(sql`SELECT count() AS rows FROM ${identifier(table)}${final}`, countRow);
+    counts[table] = row!.rows;
+  }
+  return counts;
+}
+
+/** The two replicas of each shard hold the same rows (the killed one caught up). */
+async function compareReplicas(cluster: LocalCluster): Promise<void> {
+  const counts = await Promise.all(cluster.clickhouse.map((member) => onNode(member, replicaCounts)));
+  for (const shard of [...new Set(cluster.clickhouse.map((m) => m.shard))]) {
+    const replicas = cluster.clickhouse.flatMap((m, i) => (m.shard === shard ? [{ m, counts: counts[i]! }] : []));
+    const [first, ...rest] = replicas;
+    const same = rest.every((r) => JSON.stringify(r.counts) === JSON.stringify(first!.counts));
+    const total = Object.values(first!.counts).reduce((sum, n) => sum + n, 0);
+    check(same, `shard ${shard}: every replica holds the same rows in every table`, `${replicas.map((r) => r.m.name).join(', ')}: ${total} rows each`);
+  }
+}
+
+async function onNode<T>(member: ClickHouseMember, use: (ch: ClickHouse) => Promise<T>): Promise<T> {
+  const ch = createClickHouse(parseConfig({ CLICKHOUSE_URL: member.url }), { database: DATABASE });
+  try {
+    return await use(ch);
+  } finally {
+    await ch.close();
+  }
+}
+
+// Exiting runs the local stacks' exit handlers, which kill every server this process started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+main().catch((error: unknown) => {
+  say(`cluster:check stopped: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 2;
+});

@@ -1,0 +1,79 @@
+/**
+ * Cluster mode by configuration (docs/cluster.md): CLICKHOUSE_CLUSTER and REDIS_CLUSTER_NODES.
+ * npm run cluster:check runs it on a real cluster.
+ */
+import { Cluster, Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { partsTableName, partsTarget } from '../../shared/clickhouse/cluster-schema.ts';
+import { parseConfig } from '../../shared/config.ts';
+import { createRedis, redisConnection } from '../../shared/redis.ts';
+
+describe('cluster settings', () => {
+  it('runs on one server when neither is set', () => {
+    const config = parseConfig({});
+    expect(config.CLICKHOUSE_CLUSTER).toBe('');
+    expect(config.REDIS_CLUSTER_NODES).toEqual([]);
+    expect(config.QUEUE_PREFIX).toBe('soulgraph');
+  });
+
+  it('reads the Redis Cluster nodes as host:port pairs', () => {
+    const config = parseConfig({ REDIS_CLUSTER_NODES: 'redis-a:7000, redis-b:7001' });
+    expect(config.REDIS_CLUSTER_NODES).toEqual([
+      { host: 'redis-a', port: 7000 },
+      { host: 'redis-b', port: 7001 },
+    ]);
+  });
+
+  it('refuses a node that is not host:port, naming the setting', () => {
+    expect(() => parseConfig({ REDIS_CLUSTER_NODES: 'redis-a' })).toThrow(/Invalid setting REDIS_CLUSTER_NODES .*"redis-a" is not host:port/);
+  });
+
+  it('hash-tags the queue prefix on a Redis Cluster, so that each BullMQ script finds its keys in one slot', () => {
+    expect(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000' }).QUEUE_PREFIX).toBe('{soulgraph}');
+    expect(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', QUEUE_PREFIX: 'acme' }).QUEUE_PREFIX).toBe('{acme}');
+    expect(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', QUEUE_PREFIX: '{acme}:prod' }).QUEUE_PREFIX).toBe('{acme}:prod');
+  });
+
+  it('refuses a ClickHouse cluster name that is not a plain identifier', () => {
+    const url = 'http://ch-1:8123';
+    expect(parseConfig({ CLICKHOUSE_URL: url, CLICKHOUSE_CLUSTER: 'soulgraph_prod' }).CLICKHOUSE_CLUSTER).toBe('soulgraph_prod');
+    expect(() => parseConfig({ CLICKHOUSE_URL: url, CLICKHOUSE_CLUSTER: 'a b' })).toThrow(/Invalid setting CLICKHOUSE_CLUSTER/);
+  });
+
+  it('refuses a ClickHouse cluster without the address of one of its nodes (the local stack is one server)', () => {
+    expect(() => parseConfig({ CLICKHOUSE_CLUSTER: 'soulgraph' })).toThrow(/CLICKHOUSE_CLUSTER .*needs CLICKHOUSE_URL/);
+  });
+});
+
+describe('Redis clients', () => {
+  it('makes a Cluster client when the options name a cluster, and a plain one otherwise', async () => {
+    const cluster = createRedis({ ...redisConnection(parseConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000' }), 'producer'), lazyConnect: true });
+    const plain = createRedis({ ...redisConnection(parseConfig({ REDIS_URL: 'redis://127.0.0.1:6390' }), 'producer'), lazyConnect: true });
+    try {
+      expect(cluster).toBeInstanceOf(Cluster);
+      expect(plain).toBeInstanceOf(Redis);
+    } finally {
+      cluster.disconnect();
+      plain.disconnect();
+    }
+  });
+});
+
+describe('statements on a table’s parts', () => {
+  const single = { database: 'sg' };
+  const cluster = { database: 'sg', cluster: 'soulgraph' };
+
+  it('name the table itself on one server', () => {
+    expect(partsTarget(single, 'transactions').text).toBe('`transactions`');
+    expect(partsTableName(single, 'recommendations')).toBe('recommendations');
+  });
+
+  it('name a sharded table’s local tables on every node of a cluster', () => {
+    expect(partsTarget(cluster, 'transactions').text).toBe('`sg`.`transactions_local` ON CLUSTER `soulgraph`');
+    expect(partsTableName(cluster, 'recommendations')).toBe('recommendations_local');
+  });
+
+  it('name a table replicated everywhere as it is: replication carries the change', () => {
+    expect(partsTarget(cluster, 'mat_profiles').text).toBe('`mat_profiles`');
+  });
+});
