@@ -19,6 +19,7 @@ import { parseConfig, type Config } from '../../shared/config.ts';
 import { startLocalCluster, type ClickHouseMember, type LocalCluster } from '../../shared/local-stack/local-cluster.ts';
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import { redisConnection } from '../../shared/redis.ts';
+import { recommendationRows } from '../fixtures/recommendation-rows.ts';
 
 const DATABASE = 'sg_cluster';
 let dir: string;
@@ -112,23 +113,7 @@ describe('soulgraph on a local cluster', () => {
 
 
   it("drops a snapshot's partitions of a sharded table on every shard, and only them", async () => {
-    const rows = [1, 2].flatMap((snapshot) =>
-      Array.from({ length: 200 }, (_, i) => ({
-        snapshot_id: snapshot,
-        bucket: i % 2,
-        profile_id: `p${i}`,
-        rank: 1,
-        candidate_id: `p${i + 1}`,
-        score: 1,
-        reason_kind: 'social',
-        reason_chain_id: 0,
-        reason_subject: '',
-        social_score: 1,
-        counterparty_score: 0,
-        nft_score: 0,
-        fof_score: 0,
-      })),
-    );
+    const rows = [1, 2].flatMap((snapshot) => recommendationRows(snapshot, 200, 2));
     await ch.insert('recommendations', rows);
     const dropped = await dropPartitionsWhere(ch, ['recommendations'], sql`(partition_id = '1' OR startsWith(partition_id, '1-'))`);
     expect(dropped).toBe(2);

@@ -6,31 +6,15 @@ import { z } from 'zod';
 import { dropPartitionsWhere } from '../../shared/clickhouse/partition-drop.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
+import { recommendationRows } from '../fixtures/recommendation-rows.ts';
 
 const env = useTestEnvironment();
 const perSnapshot = z.object({ snapshot_id: z.coerce.number(), n: z.coerce.number() });
 
-function recommendations(snapshot: number, buckets: number) {
-  return Array.from({ length: 20 }, (_, i) => ({
-    snapshot_id: snapshot,
-    bucket: i % buckets,
-    profile_id: `p${i}`,
-    rank: 1,
-    candidate_id: `p${i + 1}`,
-    score: 1,
-    reason_kind: 'social',
-    reason_chain_id: 0,
-    reason_subject: '',
-    social_score: 1,
-    counterparty_score: 0,
-    nft_score: 0,
-    fof_score: 0,
-  }));
-}
 
 describe('dropping partitions on one server', () => {
   it("drops the partitions whose id matches, in every table given, and leaves the others", async () => {
-    await env.ch.insert('recommendations', [...recommendations(1, 2), ...recommendations(2, 2)]);
+    await env.ch.insert('recommendations', [...recommendationRows(1, 20, 2), ...recommendationRows(2, 20, 2)]);
     await env.ch.insert('profile_tags', [1, 2].map((snapshot) => ({ snapshot_id: snapshot, profile_id: 'p1', tags: ['DeFi'] })));
     const dropped = await dropPartitionsWhere(env.ch, ['recommendations', 'profile_tags'], sql`(partition_id = '1' OR startsWith(partition_id, '1-'))`);
     expect(dropped).toBe(3);
