@@ -90,6 +90,9 @@ describe('soulgraph on a local cluster', () => {
   it('shows rows inserted twice through a Distributed table once with FINAL, spread over both shards', async () => {
     await ch.insert('profiles', profiles(0, 200, 1_700_000_000));
     await ch.insert('profiles', profiles(0, 200, 1_700_000_001));
+    // A synchronous Distributed insert lands on one replica of each shard; the other fetches it
+    // soon after, and a read may go to either (docs/cluster.md).
+    await awaitReplication(ch, ['profiles'], { timeoutMs: 30_000 });
     const [all] = await ch.query(sql`SELECT count() AS n, uniqExact(name) AS names FROM profiles FINAL`, z.object({ n: z.coerce.number(), names: z.coerce.number() }));
     expect(all).toEqual({ n: 200, names: 200 });
     const [shard1, shard2] = await Promise.all([onNode(cluster.clickhouse[0]!, localProfiles), onNode(cluster.clickhouse[2]!, localProfiles)]);
