@@ -6,6 +6,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { materializeStepJobSchema, type MaterializeStepJob } from '../../shared/queues.ts';
@@ -83,6 +84,8 @@ async function completeSnapshot(deps: StepDeps, job: Job, step: Extract<Material
     throw new UnrecoverableError(`snapshot ${step.snapshotId} failed: ${failures[0]}`);
   }
   const buckets = Object.values(await job.getChildrenValues<StepResult>()).filter((v): v is BucketResult => 'bucket' in v);
+  // On a cluster, every replica holds the snapshot's rows before any reader may pick it.
+  await awaitReplication(ch, ['recommendations', 'profile_tags']);
   await setSnapshotStatus(ch, step.snapshotId, 'ready');
   await dropOlderWorkingSets(ch, step.snapshotId);
   const droppedSnapshots = await dropExpiredSnapshots(ch, {

@@ -79,12 +79,18 @@ const columnRow = z.object({ name: z.string(), type: z.string() });
 const CLOCK_COLUMNS = new Set(['chain_ingestion_lag.lag_seconds']);
 
 /** Every row of a table or view on one engine, as that engine's HTTP answer, in a total order. */
-async function contentOf(url: string, database: string, table: string): Promise<{ status: number; body: string; statement: string }> {
+/**
+ * A table's rows. A table whose engine merges rows is read with FINAL: how many raw rows it
+ * still holds depends on when each engine's background merges ran (a CI run once caught
+ * chain_ranges with 7 rows on one and 5 on the other, the same once merged).
+ */
+async function contentOf(url: string, database: string, table: string, tableEngine: string): Promise<{ status: number; body: string; statement: string }> {
   const ch = engine(url);
   try {
     const columns = await ch.query(sql`SELECT name, type FROM system.columns WHERE database = ${database} AND table = ${table}`, columnRow);
     const list = columns.filter((c) => !CLOCK_COLUMNS.has(`${table}.${c.name}`)).map((c) => identifier(c.name).text).join(', ');
-    const statement = `SELECT ${list} FROM ${identifier(database).text}.${identifier(table).text} ORDER BY ${list} FORMAT JSONEachRow`;
+    const final = /^(Replacing|Collapsing|VersionedCollapsing|Summing|Aggregating)MergeTree$/.test(tableEngine) ? ' FINAL' : '';
+    const statement = `SELECT ${list} FROM ${identifier(database).text}.${identifier(table).text}${final} ORDER BY ${list} FORMAT JSONEachRow`;
     const response = await fetch(`${url}/?output_format_json_quote_64bit_integers=1`, { method: 'POST', body: statement });
     return { status: response.status, body: await response.text(), statement };
   } finally {
@@ -103,9 +109,9 @@ async function tablesThatDiffer(): Promise<string[]> {
   await ch.close();
   expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['recommendations', 'profile_tags', 'mat_fof_forward', 'latest_recommendations']));
   const differences: string[] = [];
-  for (const { name } of tables) {
-    const first = await contentOf(inject('clickhouseUrl'), database, name);
-    const second = await contentOf(inject('chdbUrl'), database, name);
+  for (const { name, engine: tableEngine } of tables) {
+    const first = await contentOf(inject('clickhouseUrl'), database, name, tableEngine);
+    const second = await contentOf(inject('chdbUrl'), database, name, tableEngine);
     const difference = answerDifference(first.statement, first, second);
     if (difference) differences.push(`${name}: ${difference}`);
   }
