@@ -9,7 +9,6 @@ import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.t
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { CallerFacts } from './caller-facts.ts';
 import { rankedCandidatesSql } from './candidates.ts';
-import { followerHopsSql } from './friends-of-friends.ts';
 import type { ScoringParams } from './scoring.ts';
 import { popularFallbackSql } from './popular-fallback.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
@@ -37,7 +36,7 @@ export async function computeBucket(
     sql`
       INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
       SELECT ${snapshotId}, ${bucket}, profile_id, ${RANKED_COLUMNS}
-      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets, params), params)}) AS ranked
+      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets), params)}) AS ranked
       ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS callers USING p`,
     settings,
   );
@@ -51,15 +50,13 @@ export async function computeBucket(
 }
 
 /** The bucket's callers' facts: their slice of the working set. */
-function bucketFacts(snapshotId: number, bucket: number, buckets: number, params: ScoringParams): CallerFacts {
+function bucketFacts(snapshotId: number, bucket: number, buckets: number): CallerFacts {
   const slice = (column: string): SqlFragment =>
     sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
-  const followees = sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`;
-  const followers = sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`;
   return {
-    followees,
-    followers,
-    followerHops: followerHopsSql(snapshotId, { followees, followers }, params),
+    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
+    followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,
+    followerHops: sql`SELECT p, f, degree FROM mat_follower_hops WHERE ${slice('p')}`,
     firstHops: sql`SELECT p, f, degree FROM mat_first_hops WHERE ${slice('p')}`,
     socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,
     interactions: sql`SELECT src AS p, counterparty, chain_id, interactions, weight FROM mat_interactions WHERE ${slice('src')}`,

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, intermediaryWeightSql } from './bounded-lists.ts';
-import { firstHopsSql } from './friends-of-friends.ts';
+import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
 import { scoringFitSql } from './scoring-fit.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
@@ -38,6 +38,7 @@ export const WORKING_SET_READS = {
   mat_follow_edges: ['mat_profiles'],
   mat_fof_edges: ['mat_follow_edges'],
   mat_first_hops: ['mat_follow_edges'],
+  mat_follower_hops: ['mat_follow_edges'],
   mat_fof_forward: ['mat_fof_edges'],
   mat_fof_back: ['mat_fof_edges'],
   mat_scoring_fit: ['mat_follow_edges'],
@@ -104,6 +105,9 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_first_hops: sql`
       INSERT INTO mat_first_hops (snapshot_id, p, f, degree)
       SELECT ${snapshotId}, p, f, degree FROM (${firstHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
+    mat_follower_hops: sql`
+      INSERT INTO mat_follower_hops (snapshot_id, p, f, degree)
+      SELECT ${snapshotId}, p, f, degree FROM (${followerHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
     mat_fof_forward: fofForwardSql(snapshotId, params),
     mat_fof_back: fofBackSql(snapshotId, params),
     mat_scoring_fit: scoringFitSql(snapshotId, params),

@@ -70,6 +70,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_fof_edges: everywhere,
   mat_collection_candidates: everywhere,
   mat_first_hops: everywhere,
+  mat_follower_hops: everywhere,
   mat_fof_forward: everywhere,
   mat_fof_back: everywhere,
   mat_scoring_fit: everywhere,
