@@ -73,6 +73,19 @@ interface Fault {
   run(run: FaultRun): Promise<string[]>;
 }
 
+/** A server killed (kill -9) a quarter into the ingest; the local stack's supervisor starts it again. */
+function killServerMidIngest(server: 'redis' | 'clickhouse', name: string): Fault {
+  return {
+    name: `kill -9 ${name} mid-ingest`,
+    allowedExits: [0, 1],
+    async run(run) {
+      const at = await run.rowsReach(Math.floor(run.expected / 4));
+      const outageMs = await run.stack.killAndAwaitRestart(server);
+      return [`${name} killed at ${at} rows; answering again (supervisor) after ${(outageMs / 1000).toFixed(1)} s`];
+    },
+  };
+}
+
 export const INGEST_FAULTS: Fault[] = [
   {
     name: 'kill -9 workers x3 mid-ingest',
@@ -90,24 +103,8 @@ export const INGEST_FAULTS: Fault[] = [
       return notes;
     },
   },
-  {
-    name: 'kill -9 Redis mid-ingest',
-    allowedExits: [0, 1],
-    async run(run) {
-      const at = await run.rowsReach(Math.floor(run.expected / 4));
-      const outageMs = await run.stack.killAndAwaitRestart('redis');
-      return [`Redis killed at ${at} rows; answering again (supervisor) after ${(outageMs / 1000).toFixed(1)} s`];
-    },
-  },
-  {
-    name: 'kill -9 ClickHouse mid-ingest',
-    allowedExits: [0, 1],
-    async run(run) {
-      const at = await run.rowsReach(Math.floor(run.expected / 4));
-      const outageMs = await run.stack.killAndAwaitRestart('clickhouse');
-      return [`ClickHouse killed at ${at} rows; answering again (supervisor) after ${(outageMs / 1000).toFixed(1)} s`];
-    },
-  },
+  killServerMidIngest('redis', 'Redis'),
+  killServerMidIngest('clickhouse', 'ClickHouse'),
   {
     // One attempt per chunk: the chunks caught by the outage fail for good, as after a long
     // outage with the default attempts, and the documented repair is what completes the load.

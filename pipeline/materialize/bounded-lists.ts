@@ -30,12 +30,12 @@ export function intermediaryWeightSql(degree: SqlFragment): SqlFragment {
 }
 
 /** (<key>, followers): how many follow each profile that anyone follows, keyed by the column name a join uses. */
-function followerCountsSql(snapshotId: number, key: string): SqlFragment {
+export function followerCountsSql(snapshotId: number, key: string): SqlFragment {
   return sql`SELECT dst AS ${identifier(key)}, toUInt32(count()) AS followers FROM mat_follow_edges WHERE snapshot_id = ${snapshotId} GROUP BY dst`;
 }
 
 /** A UInt64 that sorts the most followed first, then the lower dense id. */
-function mostFollowedFirstKey(followers: string, pid: string): SqlFragment {
+export function mostFollowedFirstKey(followers: string, pid: string): SqlFragment {
   return sql`bitShiftLeft(toUInt64(${LOW_HALF} - ${identifier(followers)}), 32) + ${identifier(pid)}`;
 }
 

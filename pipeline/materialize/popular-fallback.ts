@@ -8,7 +8,7 @@
  * Written after the bucket's INSERT, into the same partition: a retried bucket drops both.
  */
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { LOW_HALF } from './bounded-lists.ts';
+import { LOW_HALF, followerCountsSql, mostFollowedFirstKey } from './bounded-lists.ts';
 import { RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { SIGNAL } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
@@ -58,9 +58,8 @@ function rankedSql(snapshotId: number, bucket: number, buckets: number, params: 
             ) AS listless
             CROSS JOIN
             (
-                -- (2^32 - 1 - followers) << 32 | pid: the most followed first, then the lower dense id.
-                SELECT arraySlice(arraySort(groupArray(bitShiftLeft(toUInt64(${LOW_HALF} - followers), 32) + dst)), 1, ${params.topK + SPARE}) AS popular
-                FROM (SELECT dst, toUInt32(count()) AS followers FROM mat_follow_edges WHERE ${of} GROUP BY dst)
+                SELECT arraySlice(arraySort(groupArray(${mostFollowedFirstKey('followers', 'dst')})), 1, ${params.topK + SPARE}) AS popular
+                FROM (${followerCountsSql(snapshotId, 'dst')})
             ) AS most_followed
         )
         ARRAY JOIN popular AS key
