@@ -143,11 +143,18 @@ export function clusterStatements(statement: string, version: number, target: Cl
     const local = placement?.kind === 'sharded' ? [`DROP TABLE IF EXISTS ${db}.${localTableName(table)} ${on}`] : [];
     return [`DROP TABLE IF EXISTS ${db}.${table} ${on}`, ...local];
   }
-  // Replicated tables hold no comments on a cluster (withoutComments), so rewording one is nothing to do.
-  if (/^ALTER TABLE \w+ COMMENT COLUMN \w+ '/.test(text)) return [];
+  if (rewordsAComment(text)) return [];
   // INSERT ... SELECT runs once: through a Distributed table, or into a table replicated everywhere.
   if (/^INSERT INTO \w+/.test(text)) return [text];
   throw new Error(`no cluster form for migration statement: ${text.slice(0, 80)}`);
+}
+
+/**
+ * A migration statement that only rewords a column's comment: nothing to do on a cluster,
+ * whose replicated tables hold no comments (withoutComments).
+ */
+export function rewordsAComment(statement: string): boolean {
+  return /^ALTER TABLE \w+ COMMENT COLUMN \w+ '/.test(statement.replace(/^\s*--.*$/gm, '').trim());
 }
 
 /** Every table after FROM or JOIN named with its database (subqueries and table functions are left alone). */
