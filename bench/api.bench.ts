@@ -76,6 +76,7 @@ try {
   const configEnv: Record<string, string> = {
     CLICKHOUSE_URL: stack.clickhouseUrl,
     REDIS_URL: stack.redisUrl,
+    SERVING_REDIS_URL: stack.servingRedisUrl,
     CLICKHOUSE_DATABASE: 'bench_api',
     QUEUE_PREFIX: 'bench_api',
     LOG_LEVEL: 'warn',

@@ -48,9 +48,18 @@ export const configSchema = z.object({
   /** Unset: the local stack starts a private redis-server. */
   REDIS_URL: optionalUrl(/^rediss?$/, 'redis:// or rediss://'),
   /**
+   * The Redis the API answers from: the serving copy (lists and mirrors), rate-limit
+   * counters, sign-in nonces and claims, the tag cache. All of it is rebuilt from ClickHouse
+   * or short-lived, so snapshots are persistence enough; kept apart from the queues' Redis
+   * and its append-only file, the API never waits behind that file's writes while an
+   * ingest runs (bench:reads-under-ingest). Unset: REDIS_URL serves both; the local stack
+   * starts a second redis-server for it (snapshots, no AOF).
+   */
+  SERVING_REDIS_URL: optionalUrl(/^rediss?$/, 'redis:// or rediss://'),
+  /**
    * A Redis Cluster's nodes as host:port, comma-separated (a few are enough: the rest are
    * discovered). Set: the queues and workers use an ioredis Cluster client; the API and the
-   * serving copy's writer still use REDIS_URL (docs/cluster.md).
+   * serving copy's writer still use SERVING_REDIS_URL or REDIS_URL (docs/cluster.md).
    */
   REDIS_CLUSTER_NODES: csvList.transform((nodes, ctx) => parseClusterNodes(nodes, ctx)),
   /**
@@ -94,6 +103,12 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
 
   /** Rows per ingest job: one ClickHouse INSERT per job. */
+  /**
+   * The nice value (0-19) that `soulgraph workers` and `soulgraph ingest` run at: on a
+   * machine that also serves the API, ingestion gets the CPU the API leaves and is as fast
+   * as before elsewhere (bench:reads-under-ingest). 0 leaves the priority as started.
+   */
+  WORKERS_NICE: z.coerce.number().int().min(0).max(19).default(19),
   INGEST_CHUNK_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
   INGEST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   INGEST_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),

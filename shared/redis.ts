@@ -35,6 +35,21 @@ export function redisConnection(config: Pick<Config, 'REDIS_URL'> & Partial<Pick
   return { ...addressOf(config.REDIS_URL), ...roleOptions(role) };
 }
 
+/**
+ * Where the serving copy lives: the Redis the API answers from and the serving writer
+ * writes to (SERVING_REDIS_URL, else REDIS_URL; shared/config.ts says why they may differ).
+ */
+export function servingRedisUrl(config: Pick<Config, 'REDIS_URL' | 'SERVING_REDIS_URL'>): string {
+  const url = config.SERVING_REDIS_URL ?? config.REDIS_URL;
+  if (!url) throw new Error('REDIS_URL is not set and no local stack was started');
+  return url;
+}
+
+/** Options for a client of the serving copy's Redis (never a cluster: docs/cluster.md). */
+export function servingRedisConnection(config: Pick<Config, 'REDIS_URL' | 'SERVING_REDIS_URL'>, role: RedisRole): RedisOptions {
+  return { ...addressOf(servingRedisUrl(config)), ...roleOptions(role) };
+}
+
 /** A client for these options: a Cluster client when they name a cluster's nodes. */
 export function createRedis(options: ClusterRedisOptions): RedisClient {
   const { clusterNodes, ...redisOptions } = options;

@@ -12,6 +12,7 @@ import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { createMetricsRegistry } from '../../shared/metrics/metrics-registry.ts';
 import { openProcessContext } from '../../shared/process/process-context.ts';
+import { servingRedisUrl } from '../../shared/redis.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
 import { createExpressServer } from './http-server.ts';
@@ -36,14 +37,13 @@ export interface RunningApi {
 
 /** Builds every dependency of the app from config; `close` releases them. */
 export async function createApiDeps(config: Config, logger: Logger): Promise<ApiDeps & { close(): Promise<void> }> {
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set and no local stack was started');
   // Requests must not hang on a stalled ClickHouse: a short timeout turns it into a 5xx.
   const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
   // No auto-pipelining: each command leaves when it is issued, so Redis works on the first
   // requests of an event-loop turn while the API still handles the rest. Held back for one
   // write per turn, the API and Redis took turns idling (bench:api, 2026-11-25, in
   // docs/benchmarks.md's git history: 0.43-0.45 of bare with it, 0.48-0.53 without).
-  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: false });
+  const redis = new Redis(servingRedisUrl(config), { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: false });
   // Connection errors surface in the requests that need Redis (as 503); one log line per
   // outage is enough, not one per reconnect attempt.
   let redisDown = false;

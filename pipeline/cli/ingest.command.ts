@@ -59,7 +59,7 @@ export function ingestCommand(): Command {
 
 async function ingestFiles(kind: KindName, files: string[], options: z.infer<typeof optionsSchema>) {
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  const context = await openProcessContext({ name: 'ingest', say });
+  const context = await openProcessContext({ name: 'ingest', say, atWorkersNice: true });
   const { config } = context;
   let interrupted = false;
   context.shutdown.exitOnSignals(130);

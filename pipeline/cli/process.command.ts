@@ -18,7 +18,7 @@ export function workersCommand(): Command {
     .option('--kinds <list>', `only these record kinds (comma-separated: ${kindNames.join(', ')})`)
     .action(async (options: { kinds?: string }) => {
       const kinds = parseKinds(options.kinds);
-      const context = await openProcessContext({ name: 'workers' });
+      const context = await openProcessContext({ name: 'workers', atWorkersNice: true });
       context.shutdown.exitOnSignals();
       const metrics = createPipelineMetrics(createMetricsRegistry());
       const running = await startWorkers(context.config, context.logger, { ...(kinds ? { kinds } : {}), metrics });

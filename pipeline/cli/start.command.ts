@@ -76,6 +76,7 @@ function startChild(context: ProcessContext, name: string, nodeArgs: string[], e
       ...process.env,
       CLICKHOUSE_URL: config.CLICKHOUSE_URL,
       REDIS_URL: config.REDIS_URL,
+      SERVING_REDIS_URL: config.SERVING_REDIS_URL,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       ...env,
     },

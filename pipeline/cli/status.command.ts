@@ -47,7 +47,11 @@ async function stackReport(config: Config): Promise<string[]> {
   const state = await localStackState(config.DATA_DIR);
   if (!state) return [];
   const rows: string[][] = [['local server', 'url', 'pid', 'restarts', 'last restart']];
-  for (const [name, record] of [['clickhouse-server', state.clickhouse], ['redis-server', state.redis]] as const) {
+  for (const [name, record] of [
+    ['clickhouse-server', state.clickhouse],
+    ['redis-server (queues)', state.redis],
+    ['redis-server (serving copy)', state.servingRedis],
+  ] as const) {
     if (!record) continue;
     const last = record.lastRestart ? `${new Date(record.lastRestart.at).toISOString()} (${record.lastRestart.reason})` : '-';
     rows.push([name, record.url, String(record.pid), String(record.restarts ?? 0), last]);

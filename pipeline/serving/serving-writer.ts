@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Config } from '../../shared/config.ts';
-import { redisConnection } from '../../shared/redis.ts';
+import { servingRedisConnection } from '../../shared/redis.ts';
 import { followState, servingKeys, type ServingKeys } from '../../shared/serving.ts';
 import { hsetIfNewer } from './hset-if-newer.ts';
 import { mirrorSyncStateStore, type MirrorSyncStateStore } from './mirror-sync-state.ts';
@@ -58,7 +58,7 @@ export interface ServingWriter {
 const LISTS_PER_TRIP = 2_000;
 
 export function createServingWriter(config: Config): ServingWriter {
-  const redis = new Redis({ ...redisConnection(config, 'worker'), lazyConnect: false });
+  const redis = new Redis({ ...servingRedisConnection(config, 'worker'), lazyConnect: false });
   const setIfNewer = hsetIfNewer(redis);
   const keys = servingKeys(config.QUEUE_PREFIX);
   const ttl = config.SERVING_LIST_TTL_SECONDS;

@@ -1,6 +1,8 @@
 /**
  * Entry point of the local stack: gives every process (npm start, the CLI, tests) a
  * ClickHouse and a Redis URL, starting private servers only for what is not configured.
+ * With its own Redis for the queues it also starts one for the serving copy, without an AOF
+ * (SERVING_REDIS_URL, shared/config.ts), as a deployment would run them.
  *
  * Processes of one checkout share a stack through `<DATA_DIR>/stack.json`: the first
  * one starts the servers and owns them; later ones reuse them while the owner lives.
@@ -28,11 +30,15 @@ export interface LocalStackOptions extends BinarySearch {
   analystPassword?: string;
   /** One line per server; default silent. */
   log?: (line: string) => void;
+  /** Start a separate Redis (snapshots, no AOF) for the serving copy when starting one for the queues. Default true. */
+  servingRedis?: boolean;
 }
 
 export interface LocalStack {
   clickhouseUrl: string;
   redisUrl: string;
+  /** The serving copy's Redis: its own server, or redisUrl. */
+  servingRedisUrl: string;
   /** True if this process started (or adopted) at least one server and so must stop it. */
   owned: boolean;
   /** Stops only the servers this process owns; idempotent. */
@@ -40,7 +46,7 @@ export interface LocalStack {
 }
 
 export async function ensureLocalStack(config: Config, options: LocalStackOptions = {}): Promise<LocalStack> {
-  if (config.CLICKHOUSE_URL && config.REDIS_URL) return configuredStack(config.CLICKHOUSE_URL, config.REDIS_URL);
+  if (config.CLICKHOUSE_URL && config.REDIS_URL) return configuredStack(config.CLICKHOUSE_URL, config.REDIS_URL, config.SERVING_REDIS_URL);
   // Fail on a missing binary before anything is started.
   if (!config.CLICKHOUSE_URL) findClickHouseServer(options);
   if (!config.REDIS_URL) findRedisServer(options);
@@ -50,16 +56,17 @@ export async function ensureLocalStack(config: Config, options: LocalStackOption
   return (options.stateFile ?? true) ? withStackLock(dataDir, assemble) : assemble();
 }
 
-/** A copy of config whose CLICKHOUSE_URL and REDIS_URL point at the stack. */
+/** A copy of config whose CLICKHOUSE_URL, REDIS_URL and SERVING_REDIS_URL point at the stack. */
 export function configWithStack(config: Config, stack: LocalStack): Config {
-  return { ...config, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl };
+  return { ...config, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, SERVING_REDIS_URL: stack.servingRedisUrl };
 }
 
-function configuredStack(clickhouseUrl: string, redisUrl: string): LocalStack {
-  return { clickhouseUrl, redisUrl, owned: false, stop: async () => {} };
+function configuredStack(clickhouseUrl: string, redisUrl: string, servingRedisUrl = redisUrl): LocalStack {
+  return { clickhouseUrl, redisUrl, servingRedisUrl, owned: false, stop: async () => {} };
 }
 
-type ServiceName = 'clickhouse' | 'redis';
+type ServiceName = 'clickhouse' | 'redis' | 'servingRedis';
+const SERVICE_NAMES = ['clickhouse', 'redis', 'servingRedis'] as const satisfies readonly ServiceName[];
 
 const serviceRecordSchema = z.object({
   url: z.string(),
@@ -71,6 +78,7 @@ const serviceRecordSchema = z.object({
 const stackStateSchema = z.object({
   clickhouse: serviceRecordSchema.optional(),
   redis: serviceRecordSchema.optional(),
+  servingRedis: serviceRecordSchema.optional(),
   ownerPid: z.number().int().positive(),
 });
 type ServiceRecord = z.infer<typeof serviceRecordSchema>;
@@ -84,8 +92,9 @@ interface Acquired {
 }
 
 const SERVICES = {
-  clickhouse: { binaryName: 'clickhouse-server', ping: pingClickHouse, stopGraceMs: 15_000 },
-  redis: { binaryName: 'redis-server', ping: pingRedis, stopGraceMs: 10_000 },
+  clickhouse: { label: 'clickhouse-server', ping: pingClickHouse, stopGraceMs: 15_000 },
+  redis: { label: 'redis-server', ping: pingRedis, stopGraceMs: 10_000 },
+  servingRedis: { label: 'redis-server (serving copy)', ping: pingRedis, stopGraceMs: 10_000 },
 } as const;
 
 async function assembleStack(config: Config, dataDir: string, options: LocalStackOptions): Promise<LocalStack> {
@@ -96,16 +105,31 @@ async function assembleStack(config: Config, dataDir: string, options: LocalStac
   const acquire = (name: ServiceName, configured: string | undefined): Promise<Acquired> =>
     configured ? Promise.resolve({ url: configured }) : reuseOrStart(name, reusable?.[name], ownerAlive, dataDir, options);
 
-  const [clickhouse, redis] = await allOrStopOwned([acquire('clickhouse', config.CLICKHOUSE_URL), acquire('redis', config.REDIS_URL)]);
-  if (previous && !ownerAlive) await stopOrphans(previous, [clickhouse, redis]);
+  // Only beside a Redis of the stack's own: a configured REDIS_URL serves the serving copy too.
+  const ownServingRedis = !config.REDIS_URL && !config.SERVING_REDIS_URL && (options.servingRedis ?? true);
+  const [clickhouse, redis, servingRedis] = await allOrStopOwned([
+    acquire('clickhouse', config.CLICKHOUSE_URL),
+    acquire('redis', config.REDIS_URL),
+    ...(ownServingRedis ? [acquire('servingRedis', undefined)] : []),
+  ]);
+  if (previous && !ownerAlive) await stopOrphans(previous, [clickhouse!, redis!, ...(servingRedis ? [servingRedis] : [])]);
 
-  const owned = [clickhouse, redis].filter((service) => service.stop !== undefined);
+  const services = { clickhouse: clickhouse!, redis: redis!, ...(servingRedis ? { servingRedis } : {}) };
+  const owned = Object.values(services).filter((service) => service.stop !== undefined);
   const writesState = (options.stateFile ?? true) && owned.length > 0 && !ownerAlive;
-  if (writesState) await writeState(statePath, { clickhouse: ownedRecord(clickhouse), redis: ownedRecord(redis), ownerPid: process.pid });
+  if (writesState) {
+    await writeState(statePath, {
+      clickhouse: ownedRecord(services.clickhouse),
+      redis: ownedRecord(services.redis),
+      servingRedis: services.servingRedis && ownedRecord(services.servingRedis),
+      ownerPid: process.pid,
+    });
+  }
 
   return {
-    clickhouseUrl: clickhouse.url,
-    redisUrl: redis.url,
+    clickhouseUrl: services.clickhouse.url,
+    redisUrl: services.redis.url,
+    servingRedisUrl: (services.servingRedis ?? services.redis).url,
     owned: owned.length > 0,
     stop: once(async () => {
       // State file first, so no other process picks up servers that are about to go away.
@@ -127,14 +151,16 @@ async function reuseOrStart(
     // Quietly: it is what every command does while `npm start` runs, and two lines of it
     // before each command's own output said nothing anyone needed.
     if (ownerAlive) return { url: recorded.url };
-    options.log?.(`${service.binaryName} on ${recorded.url}: adopting it, its owner process is gone (pid ${recorded.pid})`);
+    options.log?.(`${service.label} on ${recorded.url}: adopting it, its owner process is gone (pid ${recorded.pid})`);
     return adopt(recorded, service.stopGraceMs);
   }
   const started = supervise(
-    service.binaryName,
+    service.label,
     name === 'clickhouse'
       ? await startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') })
-      : await startRedis({ ...options, dir: join(dataDir, 'redis') }),
+      : name === 'redis'
+        ? await startRedis({ ...options, dir: join(dataDir, 'redis') })
+        : await startRedis({ ...options, dir: join(dataDir, 'serving-redis'), persistence: 'snapshots' }),
     { ...(options.log ? { log: options.log } : {}), onRestart: (restart) => recordRestart(join(dataDir, 'stack.json'), name, restart) },
   );
   return { url: started.url, record: { url: started.url, pid: started.pid }, stop: started.stop };
@@ -154,10 +180,10 @@ function adopt(record: ServiceRecord, stopGraceMs: number): Acquired {
 }
 
 /** Like Promise.all, but if one start fails, stops whatever the others started before rethrowing. */
-async function allOrStopOwned(starts: [Promise<Acquired>, Promise<Acquired>]): Promise<[Acquired, Acquired]> {
+async function allOrStopOwned(starts: Promise<Acquired>[]): Promise<Acquired[]> {
   const results = await Promise.allSettled(starts);
   const failure = results.find((result) => result.status === 'rejected');
-  if (!failure) return results.map((result) => (result as PromiseFulfilledResult<Acquired>).value) as [Acquired, Acquired];
+  if (!failure) return results.map((result) => (result as PromiseFulfilledResult<Acquired>).value);
   await Promise.all(results.map((result) => (result.status === 'fulfilled' ? result.value.stop?.() : undefined)));
   throw failure.reason;
 }
@@ -165,7 +191,7 @@ async function allOrStopOwned(starts: [Promise<Acquired>, Promise<Acquired>]): P
 /** Servers left by a dead owner that this process did not adopt would otherwise run forever and hold the data folder. */
 async function stopOrphans(previous: StackState, kept: Acquired[]): Promise<void> {
   const keptPids = new Set(kept.map((service) => service.record?.pid));
-  const orphans = (['clickhouse', 'redis'] as const).flatMap((name) => {
+  const orphans = SERVICE_NAMES.flatMap((name) => {
     const record = previous[name];
     return record && !keptPids.has(record.pid) && isProcessAlive(record.pid) ? [{ record, name }] : [];
   });

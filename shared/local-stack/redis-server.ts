@@ -26,9 +26,17 @@ export interface RedisOptions extends BinarySearch {
   command?: Command;
   /** More redis-server arguments (a cluster member's --cluster-enabled yes ...). */
   extraArgs?: string[];
+  /**
+   * 'append-only-file' (default): every write logged, so the queues' jobs survive a crash.
+   * 'snapshots': an RDB snapshot now and then, written by a forked child (the serving copy,
+   * which the next mirror re-sync repairs); Redis's own thread never writes to the disk.
+   */
+  persistence?: 'append-only-file' | 'snapshots';
 }
 
 const START_TIMEOUT_MS = 15_000;
+/** Redis's own default: after an hour with any change, 5 minutes with 100, a minute with 10,000. */
+export const SNAPSHOT_POLICY = '3600 1 300 100 60 10000';
 const STOP_GRACE_MS = 10_000;
 
 export async function startRedis(options: RedisOptions): Promise<RunningService> {
@@ -44,7 +52,7 @@ async function startOnce(command: Command, options: RedisOptions): Promise<Runni
   const logStart = await fileSize(logFile);
   const url = `redis://127.0.0.1:${port}`;
 
-  const server = spawnServer(command, [...redisArgs(port, dir, logFile), ...(options.extraArgs ?? [])], dir);
+  const server = spawnServer(command, [...redisArgs(port, dir, logFile, options.persistence ?? 'append-only-file'), ...(options.extraArgs ?? [])], dir);
   await waitUntilReady(server, {
     name: 'redis-server',
     timeoutMs: START_TIMEOUT_MS,
@@ -56,17 +64,20 @@ async function startOnce(command: Command, options: RedisOptions): Promise<Runni
   return runningService(server, { url, version, stopGraceMs: STOP_GRACE_MS, restart: () => startOnce(command, { ...options, port }) });
 }
 
-function redisArgs(port: number, dir: string, logFile: string): string[] {
+function redisArgs(port: number, dir: string, logFile: string, persistence: RedisOptions['persistence']): string[] {
   return [
     '--port', String(port),
     '--bind', '127.0.0.1',
     '--dir', dir,
-    // The AOF keeps queued jobs across restarts; RDB snapshots ('--save ""') would only add fork pauses.
-    '--appendonly', 'yes',
-    '--appendfsync', 'everysec',
-    // BullMQ refuses to run when Redis may evict its keys.
+    ...(persistence === 'append-only-file'
+      ? // The AOF keeps queued jobs across restarts; RDB snapshots on top would only add fork pauses.
+        ['--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '']
+      : // An AOF write() can hold Redis's one thread for tens of ms while ClickHouse writes
+        // parts on the same disk (bench:reads-under-ingest); a snapshot's child cannot.
+        ['--appendonly', 'no', '--save', SNAPSHOT_POLICY]),
+    // BullMQ refuses to run when Redis may evict its keys; the serving copy's mirrors must
+    // not lose entries silently either.
     '--maxmemory-policy', 'noeviction',
-    '--save', '',
     '--daemonize', 'no',
     '--logfile', logFile,
   ];

@@ -6,6 +6,7 @@
 import { loadConfig, type Config } from '../config.ts';
 import { migrate } from '../clickhouse/migrate.ts';
 import { configWithStack, ensureLocalStack } from '../local-stack/local-stack.ts';
+import { lowerCpuPriority } from './cpu-priority.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { Shutdown } from '../shutdown.ts';
 
@@ -22,6 +23,11 @@ export interface OpenOptions {
   /** Progress lines for people (the CLI); processes log JSON instead. */
   say?: (line: string) => void;
   config?: Config;
+  /**
+   * Run at WORKERS_NICE (ingestion) once the local stack is up: servers the stack starts
+   * keep the priority they were started with.
+   */
+  atWorkersNice?: boolean;
 }
 
 export async function openProcessContext(options: OpenOptions): Promise<ProcessContext> {
@@ -36,6 +42,7 @@ export async function openProcessContext(options: OpenOptions): Promise<ProcessC
   const stack = await ensureLocalStack(baseConfig, { log: say });
   shutdown.add('local stack', () => stack.stop());
   const config = configWithStack(baseConfig, stack);
+  if (options.atWorkersNice) lowerCpuPriority(config.WORKERS_NICE);
   if (options.migrate ?? true) {
     await migrate(config, { log: say });
   }

@@ -29,6 +29,7 @@ afterAll(async () => {
 
 describe.each([
   ['redis', 'redis-server', () => pingRedis(stack.redisUrl)],
+  ['servingRedis', 'redis-server (serving copy)', () => pingRedis(stack.servingRedisUrl)],
   ['clickhouse', 'clickhouse-server', () => pingClickHouse(stack.clickhouseUrl)],
 ] as const)('a local %s killed with SIGKILL', (name, binary, answers) => {
   it('is started again on the same URL, with a log line, and the state file counts the restart', async () => {
@@ -56,7 +57,8 @@ describe('soulgraph status', () => {
     });
     expect(code, output).toBe(0);
     const state = JSON.parse(await readFile(path.join(dataDir, 'stack.json'), 'utf8'));
-    expect(output).toMatch(new RegExp(`redis-server +${state.redis.url} +${state.redis.pid} +1 +\\d{4}-`));
+    expect(output).toMatch(new RegExp(`redis-server \\(queues\\) +${state.redis.url} +${state.redis.pid} +1 +\\d{4}-`));
+    expect(output).toMatch(new RegExp(`redis-server \\(serving copy\\) +${state.servingRedis.url} +${state.servingRedis.pid} +1 +\\d{4}-`));
     expect(output).toMatch(new RegExp(`clickhouse-server +${state.clickhouse.url} +${state.clickhouse.pid} +1 +\\d{4}-`));
   }, 60_000);
 });

@@ -30,7 +30,9 @@ export async function setup(project: TestProject): Promise<void> {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-test-'));
   const config = parseConfig({ CLICKHOUSE_URL: process.env.CLICKHOUSE_URL, REDIS_URL: process.env.REDIS_URL });
   [stack, chdb] = await Promise.all([
-    ensureLocalStack(config, { dataDir, reuse: false, stateFile: false }),
+    // One Redis for queues and serving copy (SERVING_REDIS_URL unset), as a deployment may run it;
+    // test/e2e/serving-redis.test.ts runs the two apart.
+    ensureLocalStack(config, { dataDir, reuse: false, stateFile: false, servingRedis: false }),
     startChdb(path.join(dataDir, 'chdb')),
   ]);
   project.provide('clickhouseUrl', stack.clickhouseUrl);

@@ -220,6 +220,17 @@ describe('docker-compose.yml', () => {
       const config = parseConfig(resolved);
       expect(config.CLICKHOUSE_URL, name).toBe('http://clickhouse:8123');
       expect(config.REDIS_URL, name).toBe('redis://redis:6379');
+      expect(config.SERVING_REDIS_URL, name).toBe('redis://serving-redis:6379');
+    }
+  });
+
+  it("runs the serving copy's Redis without an AOF, with snapshots and without eviction", () => {
+    const text = String(services['serving-redis']!.command);
+    expect(text).toContain('--appendonly no');
+    expect(text).toContain('--save "3600 1 300 100 60 10000"');
+    expect(text).toContain('--maxmemory-policy noeviction');
+    for (const name of ['workers', 'api']) {
+      expect(services[name]!.depends_on, name).toMatchObject({ 'serving-redis': { condition: 'service_healthy' } });
     }
   });
 
@@ -244,7 +255,7 @@ describe('docker-compose.yml', () => {
 describe('docker-compose.yml, operations', () => {
   const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Record<string, unknown>> };
   const services = compose.services;
-  const LONG_RUNNING = ['clickhouse', 'redis', 'workers', 'scheduler', 'api'];
+  const LONG_RUNNING = ['clickhouse', 'redis', 'serving-redis', 'workers', 'scheduler', 'api'];
   /** The setting that names the port each soulgraph process serves HTTP on. */
   const PORT_SETTING: Record<string, 'API_PORT' | 'ADMIN_PORT' | 'WORKERS_HTTP_PORT'> = { api: 'API_PORT', scheduler: 'ADMIN_PORT', workers: 'WORKERS_HTTP_PORT' };
   const healthcheckText = (name: string) => ((services[name]!.healthcheck as { test?: unknown } | undefined)?.test as string[] | undefined)?.join(' ') ?? '';

@@ -58,6 +58,13 @@ describe('local stack', () => {
       expect(await redisReply(stack.redisUrl, 'PING')).toBe('+PONG');
       // BullMQ refuses to run on a Redis that may evict keys.
       expect(await redisReply(stack.redisUrl, 'CONFIG GET maxmemory-policy')).toContain('noeviction');
+      // The queues' jobs survive a crash (AOF); the serving copy, a second server, is snapshotted by a child.
+      expect(await redisReply(stack.redisUrl, 'CONFIG GET appendonly')).toMatch(/appendonly\s+\$3\s+yes$/);
+      expect(stack.servingRedisUrl).not.toBe(stack.redisUrl);
+      expect(await redisReply(stack.servingRedisUrl, 'PING')).toBe('+PONG');
+      expect(await redisReply(stack.servingRedisUrl, 'CONFIG GET appendonly')).toMatch(/appendonly\s+\$2\s+no$/);
+      expect(await redisReply(stack.servingRedisUrl, 'CONFIG GET save')).toContain('3600 1 300 100 60 10000');
+      expect(await redisReply(stack.redisUrl, 'CONFIG GET save')).toMatch(/save\s+\$0$/);
 
       expect(await clickhouseQuery(stack.clickhouseUrl, 'SELECT 1', analyst)).toEqual({ status: 200, body: '1' });
       const create = await clickhouseQuery(stack.clickhouseUrl, 'CREATE TABLE default.t (x UInt8) ENGINE = Memory', analyst);
@@ -68,6 +75,7 @@ describe('local stack', () => {
       await stack.stop(); // idempotent
       expect(await portAccepts(stack.clickhouseUrl)).toBe(false);
       expect(await portAccepts(stack.redisUrl)).toBe(false);
+      expect(await portAccepts(stack.servingRedisUrl)).toBe(false);
     } finally {
       await stack?.stop();
       await rm(dataDir, { recursive: true, force: true });
@@ -77,8 +85,14 @@ describe('local stack', () => {
   it('starts nothing when both URLs are configured', async () => {
     const config = parseConfig({ CLICKHOUSE_URL: 'http://ch.example:8123', REDIS_URL: 'redis://redis.example:6379' });
     const stack = await ensureLocalStack(config, { searchDirs: [] });
-    expect(stack).toMatchObject({ clickhouseUrl: 'http://ch.example:8123', redisUrl: 'redis://redis.example:6379', owned: false });
+    expect(stack).toMatchObject({ clickhouseUrl: 'http://ch.example:8123', redisUrl: 'redis://redis.example:6379', servingRedisUrl: 'redis://redis.example:6379', owned: false });
     await stack.stop();
+  });
+
+  it('serves the serving copy from SERVING_REDIS_URL when it is configured', async () => {
+    const config = parseConfig({ CLICKHOUSE_URL: 'http://ch.example:8123', REDIS_URL: 'redis://redis.example:6379', SERVING_REDIS_URL: 'redis://cache.example:6379' });
+    const stack = await ensureLocalStack(config, { searchDirs: [] });
+    expect(stack).toMatchObject({ redisUrl: 'redis://redis.example:6379', servingRedisUrl: 'redis://cache.example:6379', owned: false });
   });
 
   it('says how to install the servers when a binary is missing', async () => {
