@@ -17,7 +17,7 @@ import { migrate } from '../../shared/clickhouse/migrate.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { redisConnection } from '../../shared/redis.ts';
+import { redisConnection, servingRedisConnection, servingRedisUrl } from '../../shared/redis.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { startWorkers } from '../workers.ts';
@@ -199,9 +199,13 @@ async function recommenderLists(
   }
 }
 
-/** The evaluation's queues and serving copy, all under its own prefix. */
+/** The evaluation's queues and serving copy, all under its own prefix, in both Redis servers when they differ. */
 async function deleteRedisKeys(config: Config): Promise<void> {
-  const redis = new Redis({ ...redisConnection(config, 'producer'), lazyConnect: true });
+  await deletePrefixedKeys(config, new Redis({ ...redisConnection(config, 'producer'), lazyConnect: true }));
+  if (servingRedisUrl(config) !== config.REDIS_URL) await deletePrefixedKeys(config, new Redis({ ...servingRedisConnection(config, 'producer'), lazyConnect: true }));
+}
+
+async function deletePrefixedKeys(config: Config, redis: Redis): Promise<void> {
   try {
     await redis.connect();
     let cursor = '0';
