@@ -20,6 +20,7 @@ import { startLocalCluster, type ClickHouseMember, type LocalCluster } from '../
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
+import { waitFor } from '../support/child-process.ts';
 
 const DATABASE = 'sg_cluster';
 let dir: string;
@@ -109,8 +110,11 @@ describe('soulgraph on a local cluster', () => {
     const [all] = await ch.query(sql`SELECT count() AS n FROM profiles FINAL`, countRow);
     expect(all!.n).toBe(400);
     await cluster.restart(victim!);
-    await awaitReplication(ch, ['profiles'], { timeoutMs: 30_000 });
-    const [fromVictim, fromHealthy] = await Promise.all([onNode(victim!, localProfiles), onNode(healthy!, localProfiles)]);
+    // Just restarted, the replica may not have read the replication log yet, so that
+    // awaitReplication sees nothing to wait for: the test waits for the rows themselves.
+    const counts = () => Promise.all([onNode(victim!, localProfiles), onNode(healthy!, localProfiles)]);
+    await waitFor(async () => new Set(await counts()).size === 1, 30_000, 'the restarted replica to catch up');
+    const [fromVictim, fromHealthy] = await counts();
     expect(fromVictim).toBe(fromHealthy);
   }, 90_000);
 
