@@ -10,7 +10,10 @@
  * - `<!-- docs-test: not run (why) -->` before a block leaves it out (starting the stack,
  *   say), and `<!-- docs-test: not output -->` marks a json/text block that is an example
  *   rather than something the block above prints; `<!-- docs-test: any order -->` before a
- *   text output: its lines may come in any order (a ranking the docs do not pin down).
+ *   text output: its lines may come in any order (a ranking the docs do not pin down);
+ * - a text output's lines must each be printed, with other lines allowed between (a
+ *   command's chatter); `<!-- docs-test: every line -->` (or `every line, any order`) says
+ *   the block shows all the block above prints, so that a list cannot grow unseen.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +27,7 @@ export interface DocBlock {
   body: string;
   /** 1-based line of the opening fence. */
   line: number;
-  marker: 'not run' | 'not output' | 'stderr' | 'any order' | undefined;
+  marker: 'not run' | 'not output' | 'stderr' | 'any order' | 'every line' | 'every line, any order' | undefined;
 }
 
 export function docBlocks(markdown: string): DocBlock[] {
@@ -33,7 +36,7 @@ export function docBlocks(markdown: string): DocBlock[] {
   let marker: DocBlock['marker'];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const comment = /^<!-- docs-test: (not run|not output|stderr|any order)\b.*-->\s*$/.exec(line);
+    const comment = /^<!-- docs-test: (not run|not output|stderr|every line, any order|every line|any order)\b.*-->\s*$/.exec(line);
     if (comment) {
       marker = comment[1] as DocBlock['marker'];
       continue;
@@ -227,9 +230,9 @@ export function jsonValues(text: string): unknown[] {
 
 /**
  * Where the printed text lacks a documented line: documented lines in order (or in any
- * order), after normalizing; other lines may come between.
+ * order), after normalizing; other lines may come between, unless every line is documented.
  */
-export function textDifferences(expected: string, actual: string, anyOrder = false): string[] {
+export function textDifferences(expected: string, actual: string, anyOrder = false, everyLine = false): string[] {
   const printed: (string | undefined)[] = actual.split('\n').map(normalized);
   let from = 0;
   const missing: string[] = [];
@@ -241,6 +244,10 @@ export function textDifferences(expected: string, actual: string, anyOrder = fal
       from = at + 1;
       if (anyOrder) printed[at] = undefined;
     }
+  }
+  if (everyLine) {
+    const documented = new Set(expected.split('\n').map(normalized));
+    missing.push(...printed.filter((line) => line && !documented.has(line)).map((line) => `printed, not documented: ${line}`));
   }
   return missing.length > 0 ? [...missing, `printed:\n${actual}`] : [];
 }
@@ -264,7 +271,9 @@ function streamDifferences(outputs: DocBlock[], printed: string): string[] {
     const differences = expected.flatMap((e, i) => jsonDifferences(e, values[i]).map((d) => `(line ${outputs[Math.min(i, outputs.length - 1)]!.line}) ${d}`));
     return differences.length > 0 ? [...differences, `printed:\n${printed}`] : [];
   }
-  return outputs.flatMap((o) => textDifferences(o.body, printed, o.marker === 'any order').map((d) => `(line ${o.line}) ${d}`));
+  return outputs.flatMap((o) =>
+    textDifferences(o.body, printed, o.marker === 'any order' || o.marker === 'every line, any order', o.marker?.startsWith('every line')).map((d) => `(line ${o.line}) ${d}`),
+  );
 }
 
 function parses(text: string): boolean {

@@ -48,6 +48,12 @@ describe('the docs checker', () => {
     expect(textDifferences('key id  name\n6f90931fff44  acme', 'key id name\nb58a18bc58bc    acme\n')).toEqual([]);
   });
 
+  it('refuses a printed line the doc leaves out when the doc says it shows every line', () => {
+    expect(textDifferences('a\nc', 'a\nb\nc\n', false, true)).toContain('printed, not documented: b');
+    expect(textDifferences('c\nb\na', 'a\nb\nc\n', true, true)).toEqual([]);
+    expect(textDifferences('c\na', 'a\nb\nc\n', true, true)).toContain('printed, not documented: b');
+  });
+
   it('says when one printed value differs from the one documented for several', () => {
     const outputs = docBlocks('```bash\nx\n```\n```json\n{"code":"0"}\n```');
     expect(outputDifferences(outputs.slice(1), { stdout: '{"code":"0"}{"code":"0"}', stderr: '' })).toEqual([]);
