@@ -101,6 +101,12 @@ export const configSchema = z.object({
   SNAPSHOT_CACHE_SECONDS: z.coerce.number().min(0).max(300).default(5),
   /** Requests per minute per API key and endpoint, unless the key has its own limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /**
+   * How long an API request waits for ClickHouse (its reads are lookups by key, answered in
+   * milliseconds): past it the caller gets 503 / 10503 at once instead of a request held as
+   * long as ClickHouse stalls.
+   */
+  API_CLICKHOUSE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(3_000),
 
   /** Rows per ingest job: one ClickHouse INSERT per job. */
   /**

@@ -8,6 +8,13 @@ import type { Redis } from 'ioredis';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { ApiError, sendSuccess } from '../common/envelope.ts';
 
+/**
+ * A dependency that has not answered a ping within this is not ready: a load balancer's
+ * probe gets its 503 at once rather than after the client's own timeout (a stalled server
+ * keeps the connection open and never answers).
+ */
+const PROBE_MS = 1_000;
+
 /** Set by the shutdown; read by /readyz. */
 export interface Readiness {
   draining: boolean;
@@ -21,12 +28,23 @@ export function healthRoutes(deps: { ch: ClickHouse; redis: Redis; readiness: Re
     .get('/readyz', async (_req, res) => {
       if (deps.readiness.draining) throw new ApiError('serviceUnavailable', 'service unavailable: shutting down');
       const [clickhouse, redis] = await Promise.all([
-        deps.ch.ping().catch(() => false),
-        deps.redis.ping().then((r) => r === 'PONG').catch(() => false),
+        answersWithin(PROBE_MS, deps.ch.ping()),
+        answersWithin(PROBE_MS, deps.redis.ping().then((r) => r === 'PONG')),
       ]);
       if (!clickhouse || !redis) {
         throw new ApiError('serviceUnavailable', `service unavailable: ${[!clickhouse && 'ClickHouse', !redis && 'Redis'].filter(Boolean).join(' and ')} unreachable`);
       }
       sendSuccess(res, { status: 'ready' });
     });
+}
+
+/** True if the probe resolves true within `ms`; false if it fails, says no, or takes longer. */
+async function answersWithin(ms: number, probe: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([probe.catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

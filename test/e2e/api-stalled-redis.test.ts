@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis } from '../../shared/local-stack/redis-server.ts';
 import type { RunningService } from '../../shared/local-stack/running-service.ts';
 import * as world from '../fixtures/small-world.ts';
+import { whileStopped } from '../support/stopped-process.ts';
 import { useApi } from '../support/api-harness.ts';
 import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
 
@@ -31,22 +32,12 @@ beforeAll(async () => {
   if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
 });
 
-/** Runs `during` with Redis stopped, and resumes it whatever happens. */
-async function withRedisStopped<T>(during: () => Promise<T>): Promise<T> {
-  process.kill(redis.pid, 'SIGSTOP');
-  try {
-    return await during();
-  } finally {
-    process.kill(redis.pid, 'SIGCONT');
-  }
-}
-
 describe('the API with a stalled Redis', () => {
   it('answers a nonce request and a recommend call with 503 and 10503, then serves again once Redis resumes', async () => {
     // "me" has a list in the snapshot, served from Redis.
     const token = await api.unifiedTokenFor('p_me', world.addressOf('me-1'));
     expect((await api.call('/api/v1/recommend', { apiKey, headers: { Authorization: `Bearer ${token}` } })).body.data.list.length).toBeGreaterThan(0);
-    const [nonce, recommend] = await withRedisStopped(() =>
+    const [nonce, recommend] = await whileStopped(redis.pid, () =>
       Promise.all([
         api.call('/api/v1/auth/nonce', { apiKey }),
         api.call('/api/v1/recommend', { apiKey, headers: { Authorization: `Bearer ${token}` } }),
