@@ -107,29 +107,29 @@ async function assembleStack(config: Config, dataDir: string, options: LocalStac
 
   // Only beside a Redis of the stack's own: a configured REDIS_URL serves the serving copy too.
   const ownServingRedis = !config.REDIS_URL && !config.SERVING_REDIS_URL && (options.servingRedis ?? true);
-  const [clickhouse, redis, servingRedis] = await allOrStopOwned([
+  const acquired = await allOrStopOwned([
     acquire('clickhouse', config.CLICKHOUSE_URL),
     acquire('redis', config.REDIS_URL),
     ...(ownServingRedis ? [acquire('servingRedis', undefined)] : []),
   ]);
-  if (previous && !ownerAlive) await stopOrphans(previous, [clickhouse!, redis!, ...(servingRedis ? [servingRedis] : [])]);
+  const [clickhouse, redis, servingRedis] = acquired as [Acquired, Acquired, Acquired | undefined];
+  if (previous && !ownerAlive) await stopOrphans(previous, acquired);
 
-  const services = { clickhouse: clickhouse!, redis: redis!, ...(servingRedis ? { servingRedis } : {}) };
-  const owned = Object.values(services).filter((service) => service.stop !== undefined);
+  const owned = acquired.filter((service) => service.stop !== undefined);
   const writesState = (options.stateFile ?? true) && owned.length > 0 && !ownerAlive;
   if (writesState) {
     await writeState(statePath, {
-      clickhouse: ownedRecord(services.clickhouse),
-      redis: ownedRecord(services.redis),
-      servingRedis: services.servingRedis && ownedRecord(services.servingRedis),
+      clickhouse: ownedRecord(clickhouse),
+      redis: ownedRecord(redis),
+      servingRedis: servingRedis && ownedRecord(servingRedis),
       ownerPid: process.pid,
     });
   }
 
   return {
-    clickhouseUrl: services.clickhouse.url,
-    redisUrl: services.redis.url,
-    servingRedisUrl: (services.servingRedis ?? services.redis).url,
+    clickhouseUrl: clickhouse.url,
+    redisUrl: redis.url,
+    servingRedisUrl: (servingRedis ?? redis).url,
     owned: owned.length > 0,
     stop: once(async () => {
       // State file first, so no other process picks up servers that are about to go away.
