@@ -102,9 +102,9 @@ export const configSchema = z.object({
   /** Requests per minute per API key and endpoint, unless the key has its own limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   /**
-   * How long an API request waits for ClickHouse (its reads are lookups by key, answered in
-   * milliseconds): past it the caller gets 503 / 10503 at once instead of a request held as
-   * long as ClickHouse stalls.
+   * How long an API query waits for ClickHouse, the wait for a connection included (its reads
+   * are lookups by key, answered in milliseconds): past it the caller gets 503 / 10503 instead
+   * of a request held as long as ClickHouse stalls.
    */
   API_CLICKHOUSE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(3_000),
 

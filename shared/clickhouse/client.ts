@@ -50,6 +50,12 @@ export interface ClickHouseOptions {
   /** Connect without selecting a database (to create it). */
   noDatabase?: boolean;
   requestTimeoutMs?: number;
+  /**
+   * Each query and command fails after this long, counting the wait for a free connection: the
+   * client's request_timeout starts only once a request has a socket, so while ClickHouse
+   * stalls, requests queued behind the stuck ones would wait for as long as it does.
+   */
+  deadlineMs?: number;
 }
 
 export function createClickHouse(config: Config, options: ClickHouseOptions = {}): ClickHouse {
@@ -91,12 +97,27 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     return columns;
   };
 
+  const deadline = options.deadlineMs;
+  /** The statement under the deadline, if any; past it, an error that says it timed out. */
+  async function withinDeadline<T>(run: (params: { abort_signal?: AbortSignal }) => Promise<T>): Promise<T> {
+    if (deadline === undefined) return run({});
+    const signal = AbortSignal.timeout(deadline);
+    try {
+      return await run({ abort_signal: signal });
+    } catch (error) {
+      if (signal.aborted) throw new Error(`ClickHouse timed out: no answer within ${deadline} ms`, { cause: error });
+      throw error;
+    }
+  }
+
   return {
     database,
     ...(config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER } : {}),
     async query(statement, row, settings) {
-      const result = await client.query({ query: statement.text, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
-      const rows = await result.json<unknown>();
+      const rows = await withinDeadline(async (params) => {
+        const result = await client.query({ query: statement.text, format: 'JSONEachRow', ...params, ...(settings ? { clickhouse_settings: settings } : {}) });
+        return result.json<unknown>();
+      });
       return rows.map((r, i) => checkedRow(row, r, i));
     },
     async *stream(statement, row, settings) {
@@ -111,7 +132,7 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
       for await (const rows of result.stream()) yield rows.map((r) => r.text);
     },
     async command(statement, settings) {
-      await client.command({ query: statement.text, ...(settings ? { clickhouse_settings: settings } : {}) });
+      await withinDeadline((params) => client.command({ query: statement.text, ...params, ...(settings ? { clickhouse_settings: settings } : {}) }));
     },
     async insert(table, rows) {
       const iterator = rows[Symbol.iterator]();
