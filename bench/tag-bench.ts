@@ -10,12 +10,12 @@ import { writeFile } from 'node:fs/promises';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type autocannon from 'autocannon';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
 import { sql } from '../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../shared/config.ts';
 import { publicKeyOf, randomScalar } from '../shared/tag-crypto/threshold-signatures.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
+import { signTagAccess } from '../sdk/tag-access-message.ts';
 
 export const TAG_WALLETS = Number(process.env.BENCH_TAG_WALLETS ?? 200);
 export const TAG_DOMAINS = Array.from({ length: 5 }, (_, i) => `tags${i}.bench.localhost`);
@@ -44,19 +44,7 @@ export async function prepareTagRequests(config: Config, ch: ClickHouse, work: s
     SELECT toUInt32(${snapshotId}), profile_id, arraySort(arraySlice(['DAO', 'DeFi', 'GameFi', 'NFT', 'Social'], 1, 1 + cityHash64(profile_id) % 5))
     FROM profiles FINAL WHERE startsWith(profile_id, 'p_tagbench_')`);
   const request = async (wallet: (typeof wallets)[number], domain: string): Promise<autocannon.Request> => {
-    const issuedAt = new Date();
-    const message = createSiweMessage({
-      domain,
-      address: wallet.address,
-      statement: 'Access to User Tag.',
-      uri: `https://${domain}`,
-      version: '1',
-      chainId: 1,
-      nonce: 'benchnonce1234',
-      issuedAt,
-      expirationTime: new Date(issuedAt.getTime() + 3_600_000),
-    });
-    const sig = await wallet.signMessage({ message });
+    const { message, sig } = await signTagAccess(wallet, { domain, uri: `https://${domain}`, chainId: 1 });
     const query = new URLSearchParams({ address: wallet.address, sig, message });
     return { method: 'GET', path: `/api/v1/tag?${query}`, headers: { ApiKey: apiKey } };
   };

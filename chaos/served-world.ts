@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
 import { loadSigningKeys } from '../api/auth/signing-keys.ts';
 import { issueUnifiedToken } from '../api/auth/unified-token.ts';
@@ -22,6 +21,7 @@ import { generateSigningKeyJwk } from '../shared/signing-key-jwk.ts';
 import { publicKeyOf, randomScalar } from '../shared/tag-crypto/threshold-signatures.ts';
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
+import { signTagAccess } from '../sdk/tag-access-message.ts';
 import { enqueueRun, watchRun, type RunView } from '../pipeline/materialize/run-watch.ts';
 import type { ChaosStack, ScenarioEnvironment } from './chaos-stack.ts';
 import { call, OK, type ApiRequest } from './client-load.ts';
@@ -146,19 +146,7 @@ export async function startServedWorld(stack: ChaosStack, profiles: number): Pro
 }
 
 async function signedTagRequest(wallet: ReturnType<typeof privateKeyToAccount>, apiKey: string): Promise<ApiRequest> {
-  const issuedAt = new Date();
-  const message = createSiweMessage({
-    domain: DOMAIN,
-    address: wallet.address,
-    statement: 'Access to User Tag.',
-    uri: `https://${DOMAIN}`,
-    version: '1',
-    chainId: 1,
-    nonce: 'chaosnonce1234',
-    issuedAt,
-    expirationTime: new Date(issuedAt.getTime() + 3_600_000),
-  });
-  const sig = await wallet.signMessage({ message });
+  const { message, sig } = await signTagAccess(wallet, { domain: DOMAIN, uri: `https://${DOMAIN}`, chainId: 1 });
   return { route: 'tag', path: `/api/v1/tag?${new URLSearchParams({ address: wallet.address, sig, message })}`, headers: { ApiKey: apiKey } };
 }
 

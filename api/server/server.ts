@@ -39,7 +39,7 @@ export interface RunningApi {
 export async function createApiDeps(config: Config, logger: Logger): Promise<ApiDeps & { close(): Promise<void> }> {
   // Requests must not hang on a stalled ClickHouse: a short deadline, counting the wait for
   // one of the client's 10 connections, turns it into a 503.
-  const ch = createClickHouse(config, { requestTimeoutMs: config.API_CLICKHOUSE_TIMEOUT_MS, deadlineMs: config.API_CLICKHOUSE_TIMEOUT_MS });
+  const ch = createClickHouse(config, { deadlineMs: config.API_CLICKHOUSE_TIMEOUT_MS });
   // No auto-pipelining: each command leaves when it is issued, so Redis works on the first
   // requests of an event-loop turn while the API still handles the rest. Held back for one
   // write per turn, the API and Redis took turns idling (bench:api, 2026-11-25, in

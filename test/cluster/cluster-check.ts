@@ -37,6 +37,7 @@ import { startLocalCluster, type ClickHouseMember, type LocalCluster, type Redis
 import { ensureLocalStack, type LocalStack } from '../../shared/local-stack/local-stack.ts';
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
+import { onNodeOf } from '../support/cluster-node.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -58,6 +59,7 @@ function check(ok: boolean, what: string, detail = ''): void {
 }
 
 const DATABASE = 'soulgraph';
+const onNode = onNodeOf(DATABASE);
 /** Several buckets even in a small world, so that a replica dies between bucket jobs. */
 const PROFILES_PER_BUCKET = 100;
 
@@ -351,14 +353,6 @@ async function compareReplicas(cluster: LocalCluster): Promise<void> {
   }
 }
 
-async function onNode<T>(member: ClickHouseMember, use: (ch: ClickHouse) => Promise<T>): Promise<T> {
-  const ch = createClickHouse(parseConfig({ CLICKHOUSE_URL: member.url }), { database: DATABASE });
-  try {
-    return await use(ch);
-  } finally {
-    await ch.close();
-  }
-}
 
 // Exiting runs the local stacks' exit handlers, which kill every server this process started.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
