@@ -26,8 +26,8 @@ export interface ClusterRedisOptions extends RedisOptions {
 export type RedisClient = Redis | Cluster;
 
 export function redisConnection(config: Pick<Config, 'REDIS_URL'> & Partial<Pick<Config, 'REDIS_CLUSTER_NODES'>>, role: RedisRole): ClusterRedisOptions {
+  installBullMQClientFactory();
   if (config.REDIS_CLUSTER_NODES && config.REDIS_CLUSTER_NODES.length > 0) {
-    useClusterClientsInBullMQ();
     const [first] = config.REDIS_CLUSTER_NODES;
     return { ...first, ...roleOptions(role), clusterNodes: config.REDIS_CLUSTER_NODES };
   }
@@ -77,12 +77,21 @@ let factoryInstalled = false;
  * BullMQ builds its own connections from options with plain ioredis; its one hook for
  * another kind of client is a process-wide factory. Clients it builds this way are its own
  * (it closes them), unlike a client passed in, which every call site would have to close.
- * Options without cluster nodes still get a plain client, as before.
+ * Options without cluster nodes get a plain client, as BullMQ would build.
+ *
+ * BullMQ stops listening for a client's errors when it starts closing it, and a close that
+ * meets a dead Redis can take a while (ingest-run.ts gives it seconds): the client's
+ * reconnect attempts meanwhile would each print a stack as ioredis's "Unhandled error
+ * event". What went wrong has already reached the caller through the command that failed.
  */
-function useClusterClientsInBullMQ(): void {
+function installBullMQClientFactory(): void {
   if (factoryInstalled) return;
   factoryInstalled = true;
-  RedisConnection.clientFactory = (options) => createIORedisClient(createRedis(options as ClusterRedisOptions)) as never;
+  RedisConnection.clientFactory = (options) => {
+    const client = createRedis(options as ClusterRedisOptions);
+    client.on('error', () => {});
+    return createIORedisClient(client) as never;
+  };
 }
 
 function roleOptions(role: RedisRole): RedisOptions {

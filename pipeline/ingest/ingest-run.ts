@@ -127,6 +127,9 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
   await events.waitUntilReady();
   const tracker = new ChunkTracker(queue, events, record, options.pollMs);
   const redis = createRedis({ ...redisConnection(config, 'producer'), lazyConnect: true });
+  // Connection errors come back as the failure of the command that needed Redis, which ends
+  // the run with its summary; without a listener ioredis prints each reconnect attempt too.
+  redis.on('error', () => {});
   const texts = new ChunkTexts(redis, config.QUEUE_PREFIX);
   try {
     await redis.connect();
