@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileIdForAddress } from '../../api/auth/auth.ts';
 import { exitOf, runSoulgraph, spawnSoulgraph, waitFor } from '../support/child-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
+import { apiKeyIn } from '../support/api-harness.ts';
 
 const METRICS_TOKEN = 'metrics-token-ThatMustNotBeLogged';
 const env = useTestEnvironment({ LOG_LEVEL: 'trace', METRICS_TOKEN, CURSOR_SECRET: 'cursor-secret-ThatMustNotBeLogged-0123456789', APIKEY_CACHE_SECONDS: '1' });
@@ -52,7 +53,7 @@ afterAll(async () => {
 describe('a whole API session, logged at trace level', () => {
   it('runs: sign-in, tokens, recommendations, SBTs, and every kind of bad credential', async () => {
     const created = await runSoulgraph(['apikey', 'create', '--name', 'acme', '--domain', DOMAIN], env.env);
-    const apiKey = /\b(sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32})\b/.exec(created.output)![1]!;
+    const apiKey = apiKeyIn(created.output)!;
     secrets.push({ name: 'ApiKey', value: apiKey }, { name: 'ApiKey secret part', value: apiKey.split('_')[2]! });
     await waitFor(async () => (await call('/api/v1/auth/nonce', { apiKey })).status === 200, 10_000, 'the new key');
 

@@ -72,8 +72,7 @@ export function useApi(overrides: Record<string, string> = {}, options: TestEnvi
   harness.createApiKey = async (args = ['--name', 'acme', '--domain', 'app.acme.xyz']) => {
     const { code, output } = await runCliInProcess(['apikey', 'create', ...args], env.env);
     if (code !== 0) throw new Error(`apikey create failed: ${output}`);
-    // Not \b: a key may end in '-', which is no word character.
-    const key = /(?<![\w-])(sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32})(?![\w-])/.exec(output)?.[1];
+    const key = apiKeyIn(output);
     if (!key) throw new Error(`no key in: ${output}`);
     // The API sees a new key once its copy of the keys is older than APIKEY_CACHE_SECONDS
     // (api-key-cache.ts): past that, any copy in use was read after the key was written.
@@ -110,4 +109,9 @@ export function useApi(overrides: Record<string, string> = {}, options: TestEnvi
     return unified.body.data.token;
   };
   return harness;
+}
+
+/** The ApiKey `soulgraph apikey create` printed. Not \b around it: a key may end in '-', which is no word character. */
+export function apiKeyIn(output: string): string | undefined {
+  return /(?<![\w-])(sg_[0-9a-f]{12}_[A-Za-z0-9_-]{32})(?![\w-])/.exec(output)?.[1];
 }
