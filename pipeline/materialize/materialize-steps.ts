@@ -101,7 +101,21 @@ async function completeSnapshot(deps: StepDeps, job: Job, step: Extract<Material
     droppedSnapshots,
   };
   deps.logger.info(result, 'snapshot ready');
+  await persistServingCopy(deps);
   return result;
+}
+
+/**
+ * The serving copy now holds the new lists and the re-synced mirrors: saved, so that a
+ * restarted serving Redis starts from them. A Redis that refuses BGSAVE (a managed service
+ * may) costs only that, not the snapshot, which is ready already.
+ */
+async function persistServingCopy(deps: StepDeps): Promise<void> {
+  try {
+    await deps.serving.snapshot();
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'the serving Redis did not start a snapshot (BGSAVE): after a restart it would serve the copy it saved last');
+  }
 }
 
 /** Only the serving snapshot's working set is still needed (by on-demand computations). */

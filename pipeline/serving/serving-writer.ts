@@ -51,6 +51,12 @@ export interface ServingWriter {
   lists(lists: readonly StoredList[]): Promise<void>;
   /** The nightly re-sync's progress (mirror-sync-state.ts). */
   readonly mirrorSync: MirrorSyncStateStore;
+  /**
+   * Asks the serving Redis for a background snapshot (BGSAVE SCHEDULE), once a run has
+   * published: its only save, since it runs without save rules (docs/operations.md). One
+   * already under way is as good.
+   */
+  snapshot(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +95,13 @@ export function createServingWriter(config: Config): ServingWriter {
         const results = await pipeline.exec();
         const failed = results?.find(([error]) => error);
         if (failed) throw failed[0];
+      }
+    },
+    async snapshot() {
+      try {
+        await redis.bgsave('SCHEDULE');
+      } catch (error) {
+        if (!/already in progress/i.test(String(error))) throw error;
       }
     },
     async close() {

@@ -160,7 +160,7 @@ async function reuseOrStart(
       ? await startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') })
       : name === 'redis'
         ? await startRedis({ ...options, dir: join(dataDir, 'redis') })
-        : await startRedis({ ...options, dir: join(dataDir, 'serving-redis'), persistence: 'snapshots' }),
+        : await startRedis({ ...options, dir: join(dataDir, 'serving-redis'), persistence: 'snapshots-on-request' }),
     { ...(options.log ? { log: options.log } : {}), onRestart: (restart) => recordRestart(join(dataDir, 'stack.json'), name, restart) },
   );
   return { url: started.url, record: { url: started.url, pid: started.pid }, stop: started.stop };

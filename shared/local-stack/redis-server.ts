@@ -28,15 +28,14 @@ export interface RedisOptions extends BinarySearch {
   extraArgs?: string[];
   /**
    * 'append-only-file' (default): every write logged, so the queues' jobs survive a crash.
-   * 'snapshots': an RDB snapshot now and then, written by a forked child (the serving copy,
-   * which the next mirror re-sync repairs); Redis's own thread never writes to the disk.
+   * 'snapshots-on-request': an RDB snapshot written by a forked child when a client sends
+   * BGSAVE (the serving writer, after each nightly publish); Redis's own thread never writes
+   * to the disk, and no save rule fires on its own.
    */
-  persistence?: 'append-only-file' | 'snapshots';
+  persistence?: 'append-only-file' | 'snapshots-on-request';
 }
 
 const START_TIMEOUT_MS = 15_000;
-/** Redis's own default: after an hour with any change, 5 minutes with 100, a minute with 10,000. */
-export const SNAPSHOT_POLICY = '3600 1 300 100 60 10000';
 const STOP_GRACE_MS = 10_000;
 
 export async function startRedis(options: RedisOptions): Promise<RunningService> {
@@ -73,8 +72,11 @@ function redisArgs(port: number, dir: string, logFile: string, persistence: Redi
       ? // The AOF keeps queued jobs across restarts; RDB snapshots on top would only add fork pauses.
         ['--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '']
       : // An AOF write() can hold Redis's one thread for tens of ms while ClickHouse writes
-        // parts on the same disk (bench:reads-under-ingest); a snapshot's child cannot.
-        ['--appendonly', 'no', '--save', SNAPSHOT_POLICY]),
+        // parts on the same disk (bench:reads-under-ingest); a snapshot's child cannot. No
+        // save rule: under API traffic the rate-limit counters alone met Redis's default
+        // "10,000 changes in 60 s" every minute, and each save (a fork, then a core writing
+        // the whole serving copy) put 50-150 ms on recommend's p99 (bench:api).
+        ['--appendonly', 'no', '--save', '']),
     // BullMQ refuses to run when Redis may evict its keys; the serving copy's mirrors must
     // not lose entries silently either.
     '--maxmemory-policy', 'noeviction',

@@ -14,12 +14,13 @@ import type { RunningService } from '../../shared/local-stack/running-service.ts
 import * as world from '../fixtures/small-world.ts';
 import { useApi } from '../support/api-harness.ts';
 import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { waitFor } from '../support/child-process.ts';
 
 let serving: RunningService;
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-serving-redis-'));
-  serving = await startRedis({ dir, persistence: 'snapshots' });
+  serving = await startRedis({ dir, persistence: 'snapshots-on-request' });
 });
 afterAll(async () => {
   await serving?.stop();
@@ -28,6 +29,16 @@ afterAll(async () => {
 
 // Registered after the hook above: the serving Redis runs before the API and workers start.
 const api = useApi(world.SMALL_WORLD_SETTINGS, { late: () => ({ SERVING_REDIS_URL: serving.url }) });
+
+/** The serving Redis's `INFO persistence` field, as a number. */
+async function persistenceField(url: string, field: string): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    return Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(await redis.info('persistence'))?.[1]);
+  } finally {
+    redis.disconnect();
+  }
+}
 
 async function keysOf(url: string, pattern: string): Promise<string[]> {
   const redis = new Redis(url);
@@ -42,8 +53,12 @@ describe('a deployment with SERVING_REDIS_URL', () => {
   it('answers recommend from the serving Redis with names and reasons', async () => {
     const { key: apiKey } = await api.createApiKey();
     await ingestRecords(api, world.records);
+    const savesBefore = await persistenceField(serving.url, 'rdb_saves');
     const view = await materializeNow(api);
     expect(view.state).toBe('done');
+    // Saved once the run published, and only then: no save rule ever fires on its own.
+    await waitFor(async () => (await persistenceField(serving.url, 'rdb_saves')) > savesBefore, 10_000, 'the snapshot after the run');
+    expect(await persistenceField(serving.url, 'rdb_changes_since_last_save')).toBe(0);
 
     const token = await api.unifiedTokenFor('p_me', world.addressOf('me-1'));
     const { status, body } = await api.call('/api/v1/recommend?limit=3', { apiKey, headers: { Authorization: `Bearer ${token}` } });

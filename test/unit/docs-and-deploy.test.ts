@@ -224,10 +224,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("runs the serving copy's Redis without an AOF, with snapshots and without eviction", () => {
+  it("runs the serving copy's Redis without an AOF, without save rules (the serving writer asks for snapshots) and without eviction", () => {
     const text = String(services['serving-redis']!.command);
     expect(text).toContain('--appendonly no');
-    expect(text).toContain('--save "3600 1 300 100 60 10000"');
+    expect(text).toContain('--save ""');
     expect(text).toContain('--maxmemory-policy noeviction');
     for (const name of ['workers', 'api']) {
       expect(services[name]!.depends_on, name).toMatchObject({ 'serving-redis': { condition: 'service_healthy' } });
