@@ -5,9 +5,15 @@
  * for the mutations to finish before anything is written again: a mutation applies to the
  * parts that exist when it starts, and rows written after it would otherwise be at risk
  * from none, but re-ingesting before it ends would race its rewrite of the same parts.
+ *
+ * On a cluster a sharded table's DELETE goes to its local tables ON CLUSTER (partsTarget:
+ * a Distributed table has no parts), and the wait asks every node: each replica runs the
+ * mutation on its own parts.
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import { clusterHosts } from '../../shared/clickhouse/cluster-hosts.ts';
+import { partsTarget } from '../../shared/clickhouse/cluster-schema.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { PublicClient } from 'viem';
 import { fetchBlock } from './fetch-range.ts';
@@ -36,31 +42,40 @@ export async function deleteBlockSpan(ch: ClickHouse, chainId: number, span: Blo
     tokenKey,
   );
   const mutations: SqlFragment[] = BLOCK_TABLES.map(
-    (table) => sql`ALTER TABLE ${identifier(table)} DELETE WHERE chain_id = ${chainId} AND ${within('block_number')}`,
+    (table) => sql`ALTER TABLE ${partsTarget(ch, table)} DELETE WHERE chain_id = ${chainId} AND ${within('block_number')}`,
   );
   for (let i = 0; i < tokens.length; i += 500) {
     const keys = inList(tokens.slice(i, i + 500).map((t) => inList([t.contract, t.token_id])));
     for (const table of ['sbt_mints', 'sbt_mints_by_owner']) {
-      mutations.push(sql`ALTER TABLE ${identifier(table)} DELETE WHERE chain_id = ${chainId} AND (contract, token_id) IN ${keys}`);
+      mutations.push(sql`ALTER TABLE ${partsTarget(ch, table)} DELETE WHERE chain_id = ${chainId} AND (contract, token_id) IN ${keys}`);
     }
   }
-  mutations.push(sql`ALTER TABLE sbt_mint_sources DELETE WHERE chain_id = ${chainId} AND ${within('block_number')}`);
-  mutations.push(sql`ALTER TABLE chain_blocks DELETE WHERE chain_id = ${chainId} AND ${within('number')}`);
+  mutations.push(sql`ALTER TABLE ${partsTarget(ch, 'sbt_mint_sources')} DELETE WHERE chain_id = ${chainId} AND ${within('block_number')}`);
+  mutations.push(sql`ALTER TABLE ${partsTarget(ch, 'chain_blocks')} DELETE WHERE chain_id = ${chainId} AND ${within('number')}`);
   for (const mutation of mutations) await ch.command(mutation);
   await waitForMutations(ch);
 }
 
 const pending = z.object({ pending: z.coerce.number() });
 
-/** Waits until ClickHouse reports every mutation of this database done. */
+/** Waits until ClickHouse reports every mutation of this database done, on every node of a cluster. */
 export async function waitForMutations(ch: ClickHouse, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  // A node that does not answer is left out: it runs the mutation from the replication log once it is back.
+  const pendingOnEachNode = ch.cluster
+    ? async () => Promise.all((await clusterHosts(ch)).map((host) => pendingMutations(ch, sql`remote(${host}, system, mutations)`).catch(() => 0)))
+    : async () => [await pendingMutations(ch, sql`system.mutations`)];
   for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
-    const [row] = await ch.query(sql`SELECT count() AS pending FROM system.mutations WHERE database = ${ch.database} AND is_done = 0`, pending);
-    if (!row || row.pending === 0) return;
+    const counts = await pendingOnEachNode();
+    if (counts.every((n) => n === 0)) return;
     if (Date.now() > deadline) throw new Error(`ClickHouse mutations still running after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
+}
+
+async function pendingMutations(ch: ClickHouse, source: SqlFragment): Promise<number> {
+  const [row] = await ch.query(sql`SELECT count() AS pending FROM ${source} WHERE database = ${ch.database} AND is_done = 0`, pending);
+  return row?.pending ?? 0;
 }
 
 const storedBlock = z.object({ number: z.coerce.number(), hash: z.string() });

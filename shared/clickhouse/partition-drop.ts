@@ -12,11 +12,11 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
+import { clusterHosts } from './cluster-hosts.ts';
 import { partsTableName, partsTarget } from './cluster-schema.ts';
 import { inList, sql, type SqlFragment } from './sql-literal.ts';
 
 const partitionRow = z.object({ table: z.string(), partition_id: z.string() });
-const hostRow = z.object({ address: z.string(), port: z.coerce.number() });
 
 /** Drops every partition of `tables` whose partition_id satisfies `wanted` (a condition on `partition_id`); returns how many it dropped. */
 export async function dropPartitionsWhere(ch: ClickHouse, tables: readonly string[], wanted: SqlFragment): Promise<number> {
@@ -39,10 +39,10 @@ async function partitionsOn(ch: ClickHouse, source: string, tables: readonly str
 
 /** (table, partition) pairs found on any answering node, named by the application's table names. */
 async function partitionsOnEveryNode(ch: ClickHouse, tables: readonly string[], wanted: SqlFragment) {
-  const hosts = await ch.query(sql`SELECT DISTINCT host_address AS address, port FROM system.clusters WHERE cluster = ${ch.cluster!}`, hostRow);
+  const hosts = await clusterHosts(ch);
   const byLocal = new Map(tables.map((table) => [partsTableName(ch, table), table]));
   const found = await Promise.all(
-    hosts.map((host) => partitionsOn(ch, `${host.address}:${host.port}`, [...byLocal.keys()], wanted).catch(() => [])),
+    hosts.map((host) => partitionsOn(ch, host, [...byLocal.keys()], wanted).catch(() => [])),
   );
   const unique = new Map<string, { table: string; partition_id: string }>();
   for (const { table, partition_id } of found.flat()) {

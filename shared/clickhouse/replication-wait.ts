@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
+import { clusterHosts } from './cluster-hosts.ts';
 import { partsTableName } from './cluster-schema.ts';
 import { inList, sql } from './sql-literal.ts';
 
@@ -19,20 +20,16 @@ export interface ReplicationWait {
   pollMs?: number;
 }
 
-const hostRow = z.object({ address: z.string(), port: z.coerce.number() });
 const behindRow = z.object({ behind: z.coerce.number() });
 
 /** Resolves once every answering replica of these tables has fetched every insert logged so far; throws at the timeout. */
 export async function awaitReplication(ch: ClickHouse, tables: readonly string[], options: ReplicationWait = {}): Promise<void> {
   if (!ch.cluster || tables.length === 0) return;
-  const hosts = await ch.query(
-    sql`SELECT DISTINCT host_address AS address, port FROM system.clusters WHERE cluster = ${ch.cluster}`,
-    hostRow,
-  );
+  const hosts = await clusterHosts(ch);
   const locals = tables.map((table) => partsTableName(ch, table));
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   for (;;) {
-    const behind = await Promise.all(hosts.map((host) => replicasBehind(ch, `${host.address}:${host.port}`, locals)));
+    const behind = await Promise.all(hosts.map((host) => replicasBehind(ch, host, locals)));
     if (behind.every((n) => n === 0)) return;
     if (Date.now() > deadline) throw new Error(`replicas of ${tables.join(', ')} still ${behind.reduce((a, b) => a + b, 0)} log entries behind after ${(options.timeoutMs ?? 120_000) / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));

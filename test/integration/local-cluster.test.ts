@@ -19,7 +19,9 @@ import { parseConfig, type Config } from '../../shared/config.ts';
 import { startLocalCluster, type LocalCluster } from '../../shared/local-stack/local-cluster.ts';
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import { redisConnection } from '../../shared/redis.ts';
+import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
+import { numberedTransaction } from '../fixtures/transactions.ts';
 import { waitFor } from '../support/child-process.ts';
 import { onNodeOf } from '../support/cluster-node.ts';
 
@@ -125,6 +127,38 @@ describe('soulgraph on a local cluster', () => {
       cluster.clickhouse.map((m) => onNode(m, (node) => node.query(sql`SELECT count() AS n FROM recommendations_local WHERE snapshot_id = 1`, countRow))),
     );
     expect(perNode.map(([row]) => row!.n)).toEqual([0, 0, 0, 0]);
+  }, 60_000);
+
+  it("rolls a reorg back on every shard and replica: the orphaned blocks' rows are gone, the others kept", async () => {
+    const transactions = Array.from({ length: 200 }, (_, n) => ({
+      ...numberedTransaction(n, 'c'),
+      blockNumber: 1_000 + (n % 20),
+    })).map((t) => ({
+      chain_id: t.chainId,
+      hash: t.hash,
+      block_number: t.blockNumber,
+      block_time: t.blockTime,
+      from_address: t.from,
+      to_address: t.to,
+      value: t.value,
+      ingested_at: 1_700_000_000,
+    }));
+    await ch.insert('transactions', transactions);
+    await ch.insert('chain_blocks', Array.from({ length: 20 }, (_, i) => ({ chain_id: 1, number: 1_000 + i, hash: `0x${i}`, parent_hash: '', time: 1_700_000_000, tx_count: 10, ingested_at: 1_700_000_000 })));
+    await awaitReplication(ch, ['transactions', 'chain_blocks'], { timeoutMs: 30_000 });
+
+    await deleteBlockSpan(ch, 1, { from: 1_015 });
+
+    const perNode = await Promise.all(
+      cluster.clickhouse.map((m) =>
+        onNode(m, (node) => node.query(sql`SELECT count() AS n FROM transactions_local WHERE block_number >= 1015`, countRow).then(([row]) => row!.n)),
+      ),
+    );
+    expect(perNode).toEqual([0, 0, 0, 0]);
+    const [kept] = await ch.query(sql`SELECT count() AS n FROM transactions WHERE block_number < 1015`, countRow);
+    expect(kept!.n).toBe(150);
+    const [blocks] = await ch.query(sql`SELECT count() AS n FROM chain_blocks FINAL`, countRow);
+    expect(blocks!.n).toBe(15);
   }, 60_000);
 
   it("moves the queues to a replica when their Redis master dies, and every job added before or after completes", async () => {
