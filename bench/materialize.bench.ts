@@ -31,6 +31,7 @@ import { parseConfig, type Config } from '../shared/config.ts';
 import { recordKinds, type KindName } from '../shared/records/kinds.ts';
 import { generateWorld, type GeneratedKind } from '../pipeline/generate/world-generator.ts';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { bucketsDone, enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
 import { materializeQuerySettings } from '../pipeline/materialize/scoring.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
@@ -78,6 +79,7 @@ try {
       }
       await rm(dir, { recursive: true, force: true });
       const baselineSeconds = await timeInputPass(ch);
+      const redisBefore = await redisUsedMemory(config);
       const prime = await primeMirrors(config, ch);
       const primeSeconds = prime.seconds;
       console.log(
@@ -86,6 +88,7 @@ try {
       );
       const run = await timeRun(config);
       const peakMemoryBytes = await peakMemory(ch, run.window);
+      await printStorage(ch, config, profiles, (await redisUsedMemory(config)) - redisBefore);
       const result: SizeResult = {
         profiles,
         follows: manifest.files.follows!.rows,
@@ -203,6 +206,32 @@ async function printStepTimes(config: Config, snapshotId: number, runStarted: nu
   } finally {
     await steps.close();
   }
+}
+
+/** Redis's used_memory: its growth over priming and the run is the serving copy (lists and mirrors). */
+async function redisUsedMemory(config: Config): Promise<number> {
+  const redis = new Redis(config.REDIS_URL!);
+  try {
+    return Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))?.[1]);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** What a world of this size stores, per profile: ClickHouse's active parts by table, and the serving copy in Redis (docs/scaling.md). */
+async function printStorage(ch: ClickHouse, config: Config, profiles: number, servingBytes: number): Promise<void> {
+  const tables = await ch.query(
+    sql`SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS disk FROM system.parts
+        WHERE database = ${config.CLICKHOUSE_DATABASE} AND active
+        GROUP BY table ORDER BY disk DESC`,
+    z.object({ table: z.string(), rows: z.coerce.number(), disk: z.coerce.number() }),
+  );
+  const disk = tables.reduce((sum, t) => sum + t.disk, 0);
+  console.log(`  stored: ClickHouse ${(disk / 1e6).toFixed(0)} MB on disk (${Math.round(disk / profiles)} bytes per profile), largest (mat_* is the working set the serving snapshot keeps):`);
+  for (const t of tables.slice(0, 6)) {
+    console.log(`    ${t.table.padEnd(22)} ${t.rows.toLocaleString('en-US').padStart(13)} rows ${(t.disk / 1e6).toFixed(0).padStart(6)} MB  ${Math.round(t.disk / profiles).toString().padStart(5)} B/profile`);
+  }
+  console.log(`  serving copy in Redis (SERVING_DEPTH ${config.SERVING_DEPTH}): ${(servingBytes / 1e6).toFixed(0)} MB, ${Math.round(servingBytes / profiles)} bytes per profile`);
 }
 
 /**
