@@ -86,9 +86,10 @@ try {
         `  mirrors primed with a full re-sync in ${primeSeconds.toFixed(1)} s (not part of the run), ` +
           `peak ${(prime.peakMemoryBytes / 1e9).toFixed(2)} GB: a weekly full re-sync inside a run reads as much`,
       );
+      const redisPrimed = await redisUsedMemory(config);
       const run = await timeRun(config);
       const peakMemoryBytes = await peakMemory(ch, run.window);
-      await printStorage(ch, config, profiles, (await redisUsedMemory(config)) - redisBefore);
+      await printStorage(ch, config, profiles, { mirrors: redisPrimed - redisBefore, lists: (await redisUsedMemory(config)) - redisPrimed });
       const result: SizeResult = {
         profiles,
         follows: manifest.files.follows!.rows,
@@ -208,7 +209,7 @@ async function printStepTimes(config: Config, snapshotId: number, runStarted: nu
   }
 }
 
-/** Redis's used_memory: its growth over priming and the run is the serving copy (lists and mirrors). */
+/** Redis's used_memory: its growth over priming is the mirrors, over the run the lists. */
 async function redisUsedMemory(config: Config): Promise<number> {
   const redis = new Redis(config.REDIS_URL!);
   try {
@@ -219,7 +220,7 @@ async function redisUsedMemory(config: Config): Promise<number> {
 }
 
 /** What a world of this size stores, per profile: ClickHouse's active parts by table, and the serving copy in Redis (docs/scaling.md). */
-async function printStorage(ch: ClickHouse, config: Config, profiles: number, servingBytes: number): Promise<void> {
+async function printStorage(ch: ClickHouse, config: Config, profiles: number, serving: { mirrors: number; lists: number }): Promise<void> {
   const tables = await ch.query(
     sql`SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS disk FROM system.parts
         WHERE database = ${config.CLICKHOUSE_DATABASE} AND active
@@ -231,7 +232,8 @@ async function printStorage(ch: ClickHouse, config: Config, profiles: number, se
   for (const t of tables.slice(0, 6)) {
     console.log(`    ${t.table.padEnd(22)} ${t.rows.toLocaleString('en-US').padStart(13)} rows ${(t.disk / 1e6).toFixed(0).padStart(6)} MB  ${Math.round(t.disk / profiles).toString().padStart(5)} B/profile`);
   }
-  console.log(`  serving copy in Redis (SERVING_DEPTH ${config.SERVING_DEPTH}): ${(servingBytes / 1e6).toFixed(0)} MB, ${Math.round(servingBytes / profiles)} bytes per profile`);
+  const perProfile = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB, ${Math.round(bytes / profiles)} bytes per profile`;
+  console.log(`  serving copy in Redis: lists (SERVING_DEPTH ${config.SERVING_DEPTH}) ${perProfile(serving.lists)}; mirrors ${perProfile(serving.mirrors)}`);
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { clusterHosts } from '../../shared/clickhouse/cluster-hosts.ts';
+import { clusterHosts, unlessUnreachable } from '../../shared/clickhouse/cluster-hosts.ts';
 import { partsTarget } from '../../shared/clickhouse/cluster-schema.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { PublicClient } from 'viem';
@@ -61,9 +61,9 @@ const pending = z.object({ pending: z.coerce.number() });
 /** Waits until ClickHouse reports every mutation of this database done, on every node of a cluster. */
 export async function waitForMutations(ch: ClickHouse, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  // A node that does not answer is left out: it runs the mutation from the replication log once it is back.
+  // A node that cannot be reached is left out: it runs the mutation from the replication log once it is back.
   const pendingOnEachNode = ch.cluster
-    ? async () => Promise.all((await clusterHosts(ch)).map((host) => pendingMutations(ch, sql`remote(${host}, system, mutations)`).catch(() => 0)))
+    ? async () => Promise.all((await clusterHosts(ch)).map((host) => unlessUnreachable(pendingMutations(ch, sql`remote(${host}, system, mutations)`), 0)))
     : async () => [await pendingMutations(ch, sql`system.mutations`)];
   for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
     const counts = await pendingOnEachNode();

@@ -2,6 +2,11 @@
  * Every node of the client's cluster, as `remote()` addresses (host:port from
  * system.clusters), for what must be asked of each node rather than of a Distributed table:
  * replication lag, parts, mutations. Empty on one server.
+ *
+ * A node that cannot be reached is left out of such a question (a Distributed read cannot
+ * pick it either, and it catches up from the replication log once it is back); any other
+ * refusal, such as a node that does not know remote()'s `default` user, fails loudly: taken
+ * for a dead node, it would make every wait return at once (docs/cluster.md).
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
@@ -13,4 +18,23 @@ export async function clusterHosts(ch: ClickHouse): Promise<string[]> {
   if (!ch.cluster) return [];
   const hosts = await ch.query(sql`SELECT DISTINCT host_address AS address, port FROM system.clusters WHERE cluster = ${ch.cluster}`, hostRow);
   return hosts.map((host) => `${host.address}:${host.port}`);
+}
+
+/** ClickHouse's codes for a node it could not reach: socket timeout, network error, all connection tries failed. */
+const UNREACHABLE_CODES = new Set(['209', '210', '279']);
+
+/** What `asked` answers, or `otherwise` when the node it asked could not be reached. */
+export async function unlessUnreachable<T>(asked: Promise<T>, otherwise: T): Promise<T> {
+  try {
+    return await asked;
+  } catch (error) {
+    if (isUnreachableNode(error)) return otherwise;
+    throw error;
+  }
+}
+
+export function isUnreachableNode(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return UNREACHABLE_CODES.has(String(code)) || /\bCode: (209|210|279)\b/.test(error.message);
 }

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
-import { clusterHosts } from './cluster-hosts.ts';
+import { clusterHosts, unlessUnreachable } from './cluster-hosts.ts';
 import { partsTableName, partsTarget } from './cluster-schema.ts';
 import { inList, sql, type SqlFragment } from './sql-literal.ts';
 
@@ -42,7 +42,7 @@ async function partitionsOnEveryNode(ch: ClickHouse, tables: readonly string[], 
   const hosts = await clusterHosts(ch);
   const byLocal = new Map(tables.map((table) => [partsTableName(ch, table), table]));
   const found = await Promise.all(
-    hosts.map((host) => partitionsOn(ch, host, [...byLocal.keys()], wanted).catch(() => [])),
+    hosts.map((host) => unlessUnreachable(partitionsOn(ch, host, [...byLocal.keys()], wanted), [])),
   );
   const unique = new Map<string, { table: string; partition_id: string }>();
   for (const { table, partition_id } of found.flat()) {

@@ -6,12 +6,12 @@
  * snapshot) should wait for this first. On one server it returns at once.
  *
  * Each node is asked through `remote()` over the cluster's own addresses (system.clusters),
- * so the caller needs only its one connection. A node that does not answer is left out: a
+ * so the caller needs only its one connection. A node that cannot be reached is left out: a
  * Distributed read cannot pick it either.
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
-import { clusterHosts } from './cluster-hosts.ts';
+import { clusterHosts, unlessUnreachable } from './cluster-hosts.ts';
 import { partsTableName } from './cluster-schema.ts';
 import { inList, sql } from './sql-literal.ts';
 
@@ -38,15 +38,12 @@ export async function awaitReplication(ch: ClickHouse, tables: readonly string[]
 
 /** Log entries and queued fetches this node's replicas of the tables have still to apply; 0 when it does not answer. */
 async function replicasBehind(ch: ClickHouse, address: string, tables: readonly string[]): Promise<number> {
-  try {
-    const [row] = await ch.query(
-      sql`SELECT toUInt64(sum(inserts_in_queue + greatest(toInt64(log_max_index) + 1 - toInt64(log_pointer), 0))) AS behind
-          FROM remote(${address}, system, replicas)
-          WHERE database = ${ch.database} AND table IN ${inList(tables)}`,
-      behindRow,
-    );
-    return row?.behind ?? 0;
-  } catch {
-    return 0;
-  }
+  const rows = ch.query(
+    sql`SELECT toUInt64(sum(inserts_in_queue + greatest(toInt64(log_max_index) + 1 - toInt64(log_pointer), 0))) AS behind
+        FROM remote(${address}, system, replicas)
+        WHERE database = ${ch.database} AND table IN ${inList(tables)}`,
+    behindRow,
+  );
+  const [row] = await unlessUnreachable(rows, []);
+  return row?.behind ?? 0;
 }

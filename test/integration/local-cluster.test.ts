@@ -22,6 +22,7 @@ import { redisConnection } from '../../shared/redis.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
 import { numberedTransaction } from '../fixtures/transactions.ts';
+import { transactionRecord } from '../../shared/records/chain-activity.ts';
 import { waitFor } from '../support/child-process.ts';
 import { onNodeOf } from '../support/cluster-node.ts';
 
@@ -130,17 +131,9 @@ describe('soulgraph on a local cluster', () => {
   }, 60_000);
 
   it("rolls a reorg back on every shard and replica: the orphaned blocks' rows are gone, the others kept", async () => {
+    // 200 transactions in 20 blocks, 10 a block, as the transactions kind stores them.
     const transactions = Array.from({ length: 200 }, (_, n) => ({
-      ...numberedTransaction(n, 'c'),
-      blockNumber: 1_000 + (n % 20),
-    })).map((t) => ({
-      chain_id: t.chainId,
-      hash: t.hash,
-      block_number: t.blockNumber,
-      block_time: t.blockTime,
-      from_address: t.from,
-      to_address: t.to,
-      value: t.value,
+      ...transactionRecord.parse({ ...numberedTransaction(n, 'c'), blockNumber: 1_000 + (n % 20) }),
       ingested_at: 1_700_000_000,
     }));
     await ch.insert('transactions', transactions);

@@ -1,0 +1,29 @@
+/**
+ * What asks every node of a cluster leaves out only a node it cannot reach
+ * (shared/clickhouse/cluster-hosts.ts): measured on a real server, whose remote() to a
+ * closed port fails as a dead node's does (Code 279, all connection tries failed).
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { unlessUnreachable } from '../../shared/clickhouse/cluster-hosts.ts';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { useTestEnvironment } from '../support/test-environment.ts';
+
+const env = useTestEnvironment();
+const one = z.object({ dummy: z.coerce.number() });
+
+describe('asking a node of the cluster', () => {
+  it('leaves out a node that cannot be reached', async () => {
+    const asked = env.ch.query(sql`SELECT dummy FROM remote('127.0.0.1:1', system, one)`, one);
+    expect(await unlessUnreachable<unknown>(asked, 'left out')).toBe('left out');
+  });
+
+  it('fails loudly when a node answers with an error, rather than taking it for a dead one', async () => {
+    const asked = env.ch.query(sql`SELECT dummy FROM system.no_such_table`, one);
+    await expect(unlessUnreachable<unknown>(asked, 'left out')).rejects.toThrow(/no_such_table/);
+  });
+
+  it('answers what a reachable node answers', async () => {
+    expect(await unlessUnreachable(env.ch.query(sql`SELECT dummy FROM system.one`, one), [])).toEqual([{ dummy: 0 }]);
+  });
+});
