@@ -33,7 +33,7 @@ export async function unlessUnreachable<T>(asked: Promise<T>, otherwise: T): Pro
   }
 }
 
-export function isUnreachableNode(error: unknown): boolean {
+function isUnreachableNode(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   return UNREACHABLE_CODES.has(String(code)) || /\bCode: (209|210|279)\b/.test(error.message);

@@ -37,7 +37,7 @@ async function partitionsOn(ch: ClickHouse, source: string, tables: readonly str
   );
 }
 
-/** (table, partition) pairs found on any answering node, named by the application's table names. */
+/** (table, partition) pairs found on any node that can be reached, named by the application's table names. */
 async function partitionsOnEveryNode(ch: ClickHouse, tables: readonly string[], wanted: SqlFragment) {
   const hosts = await clusterHosts(ch);
   const byLocal = new Map(tables.map((table) => [partsTableName(ch, table), table]));

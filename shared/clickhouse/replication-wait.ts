@@ -36,7 +36,7 @@ export async function awaitReplication(ch: ClickHouse, tables: readonly string[]
   }
 }
 
-/** Log entries and queued fetches this node's replicas of the tables have still to apply; 0 when it does not answer. */
+/** Log entries and queued fetches this node's replicas of the tables have still to apply; 0 when it cannot be reached. */
 async function replicasBehind(ch: ClickHouse, address: string, tables: readonly string[]): Promise<number> {
   const rows = ch.query(
     sql`SELECT toUInt64(sum(inserts_in_queue + greatest(toInt64(log_max_index) + 1 - toInt64(log_pointer), 0))) AS behind

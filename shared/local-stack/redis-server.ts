@@ -75,7 +75,7 @@ function redisArgs(port: number, dir: string, logFile: string, persistence: Redi
         // parts on the same disk (bench:reads-under-ingest); a snapshot's child cannot. No
         // save rule: under API traffic the rate-limit counters alone met Redis's default
         // "10,000 changes in 60 s" every minute, and each save (a fork, then a core writing
-        // the whole serving copy) put 50-150 ms on recommend's p99 (bench:api).
+        // the whole serving copy) put 26-158 ms on recommend's p99 (bench:api).
         ['--appendonly', 'no', '--save', '']),
     // BullMQ refuses to run when Redis may evict its keys; the serving copy's mirrors must
     // not lose entries silently either.

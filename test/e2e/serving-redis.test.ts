@@ -50,7 +50,7 @@ async function keysOf(url: string, pattern: string): Promise<string[]> {
 }
 
 describe('a deployment with SERVING_REDIS_URL', () => {
-  it('answers recommend from the serving Redis with names and reasons', async () => {
+  it('answers recommend from the serving Redis with names and reasons, saved once the run has published', async () => {
     const { key: apiKey } = await api.createApiKey();
     await ingestRecords(api, world.records);
     const savesBefore = await persistenceField(serving.url, 'rdb_saves');
