@@ -7,6 +7,7 @@ import { Queue } from 'bullmq';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import { replicationLagByNode } from '../../shared/clickhouse/replication-wait.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
 import { allQueueNames } from '../../shared/queues.ts';
@@ -31,6 +32,7 @@ export function statusCommand(): Command {
         out.push(...(await stackReport(context.config)));
         const ch = createClickHouse(context.config);
         try {
+          out.push(...(await clusterReport(ch)));
           out.push('', ...(await tableReport(ch)));
         } finally {
           await ch.close();
@@ -77,6 +79,16 @@ async function queueReport(config: Config, failures: number): Promise<string[]> 
     }
   }
   return [...formatTable(rows), '', failed.length > 0 ? 'Recent failures:' : 'No failed jobs.', ...failed];
+}
+
+/** On a cluster (CLICKHOUSE_CLUSTER): each node, whether it answers, and how far behind its replicas are. */
+export async function clusterReport(ch: ClickHouse): Promise<string[]> {
+  if (!ch.cluster) return [];
+  const rows: string[][] = [['clickhouse node', 'shard', 'replica', 'replication log behind']];
+  for (const node of await replicationLagByNode(ch)) {
+    rows.push([node.address, String(node.shard), String(node.replica), node.behind === undefined ? 'unreachable' : String(node.behind)]);
+  }
+  return ['', `cluster ${ch.cluster}:`, ...formatTable(rows)];
 }
 
 const countRow = z.object({ rows: z.coerce.number() });

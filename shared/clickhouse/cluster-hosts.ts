@@ -12,12 +12,28 @@ import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
 import { sql } from './sql-literal.ts';
 
-const hostRow = z.object({ address: z.string(), port: z.coerce.number() });
+const nodeRow = z.object({ address: z.string(), port: z.coerce.number(), shard: z.coerce.number(), replica: z.coerce.number() });
+
+export interface ClusterNode {
+  /** host:port, as remote() takes it. */
+  address: string;
+  shard: number;
+  replica: number;
+}
+
+/** The cluster's nodes in shard and replica order; none on one server. */
+export async function clusterNodes(ch: ClickHouse): Promise<ClusterNode[]> {
+  if (!ch.cluster) return [];
+  const nodes = await ch.query(
+    sql`SELECT host_address AS address, port, shard_num AS shard, replica_num AS replica
+        FROM system.clusters WHERE cluster = ${ch.cluster} ORDER BY shard_num, replica_num`,
+    nodeRow,
+  );
+  return nodes.map(({ address, port, shard, replica }) => ({ address: `${address}:${port}`, shard, replica }));
+}
 
 export async function clusterHosts(ch: ClickHouse): Promise<string[]> {
-  if (!ch.cluster) return [];
-  const hosts = await ch.query(sql`SELECT DISTINCT host_address AS address, port FROM system.clusters WHERE cluster = ${ch.cluster}`, hostRow);
-  return hosts.map((host) => `${host.address}:${host.port}`);
+  return [...new Set((await clusterNodes(ch)).map((node) => node.address))];
 }
 
 /** ClickHouse's codes for a node it could not reach: socket timeout, network error, all connection tries failed. */

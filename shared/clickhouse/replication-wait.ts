@@ -11,9 +11,9 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
-import { clusterHosts, unlessUnreachable } from './cluster-hosts.ts';
+import { clusterHosts, clusterNodes, unlessUnreachable, type ClusterNode } from './cluster-hosts.ts';
 import { partsTableName } from './cluster-schema.ts';
-import { inList, sql } from './sql-literal.ts';
+import { inList, sql, type SqlFragment } from './sql-literal.ts';
 
 export interface ReplicationWait {
   timeoutMs?: number;
@@ -38,12 +38,27 @@ export async function awaitReplication(ch: ClickHouse, tables: readonly string[]
 
 /** Log entries and queued fetches this node's replicas of the tables have still to apply; 0 when it cannot be reached. */
 async function replicasBehind(ch: ClickHouse, address: string, tables: readonly string[]): Promise<number> {
-  const rows = ch.query(
+  return (await unlessUnreachable(logEntriesBehind(ch, address, sql`table IN ${inList(tables)}`), undefined)) ?? 0;
+}
+
+export interface NodeLag extends ClusterNode {
+  /** Log entries and queued fetches its replicas have still to apply, every table of the database; undefined when it cannot be reached. */
+  behind: number | undefined;
+}
+
+/** Every node of the cluster with how far behind its replicas are (`soulgraph status`). */
+export async function replicationLagByNode(ch: ClickHouse): Promise<NodeLag[]> {
+  return Promise.all(
+    (await clusterNodes(ch)).map(async (node) => ({ ...node, behind: await unlessUnreachable(logEntriesBehind(ch, node.address, sql`1`), undefined) })),
+  );
+}
+
+async function logEntriesBehind(ch: ClickHouse, address: string, tables: SqlFragment): Promise<number> {
+  const [row] = await ch.query(
     sql`SELECT toUInt64(sum(inserts_in_queue + greatest(toInt64(log_max_index) + 1 - toInt64(log_pointer), 0))) AS behind
         FROM remote(${address}, system, replicas)
-        WHERE database = ${ch.database} AND table IN ${inList(tables)}`,
+        WHERE database = ${ch.database} AND ${tables}`,
     behindRow,
   );
-  const [row] = await unlessUnreachable(rows, []);
   return row?.behind ?? 0;
 }

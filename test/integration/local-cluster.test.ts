@@ -20,6 +20,7 @@ import { startLocalCluster, type LocalCluster } from '../../shared/local-stack/l
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
+import { clusterReport } from '../../pipeline/cli/status.command.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
 import { numberedTransaction } from '../fixtures/transactions.ts';
 import { transactionRecord } from '../../shared/records/chain-activity.ts';
@@ -115,6 +116,24 @@ describe('soulgraph on a local cluster', () => {
     expect(fromVictim).toBe(fromHealthy);
   }, 90_000);
 
+
+  it('shows in soulgraph status each node with its replication lag, and a dead one as unreachable', async () => {
+    const victim = cluster.clickhouse[1]!;
+    await cluster.kill(victim);
+    const report = (await clusterReport(ch)).join('\n');
+    await cluster.restart(victim);
+    // Back in step before the next test: its replicas writable again (a restarted replica is
+    // read-only until its ZooKeeper session is up) and nothing left to fetch.
+    const settling = sql`SELECT count() AS n FROM system.replicas
+                         WHERE database = ${DATABASE} AND (is_readonly OR queue_size > 0 OR inserts_in_queue > 0)`;
+    await waitFor(async () => (await onNode(victim, (node) => node.query(settling, countRow)))[0]!.n === 0, 60_000, 'the restarted replica to settle');
+    expect(report).toContain(`cluster ${cluster.name}:`);
+    for (const member of cluster.clickhouse) {
+      const line = report.split('\n').find((l) => l.startsWith(`127.0.0.1:${member.ports.tcpPort} `));
+      expect(line, member.name).toMatch(member === victim ? /\sunreachable$/ : /\s\d+$/);
+      expect(line, member.name).toMatch(new RegExp(`\\s${member.shard}\\s+${member.replica}\\s`));
+    }
+  }, 60_000);
 
   it("drops a snapshot's partitions of a sharded table on every shard, and only them", async () => {
     const rows = [1, 2].flatMap((snapshot) => recommendationRows(snapshot, 200, 2));
