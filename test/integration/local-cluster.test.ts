@@ -117,24 +117,6 @@ describe('soulgraph on a local cluster', () => {
   }, 90_000);
 
 
-  it('shows in soulgraph status each node with its replication lag, and a dead one as unreachable', async () => {
-    const victim = cluster.clickhouse[1]!;
-    await cluster.kill(victim);
-    const report = (await clusterReport(ch)).join('\n');
-    await cluster.restart(victim);
-    // Back in step before the next test: its replicas writable again (a restarted replica is
-    // read-only until its ZooKeeper session is up) and nothing left to fetch.
-    const settling = sql`SELECT count() AS n FROM system.replicas
-                         WHERE database = ${DATABASE} AND (is_readonly OR queue_size > 0 OR inserts_in_queue > 0)`;
-    await waitFor(async () => (await onNode(victim, (node) => node.query(settling, countRow)))[0]!.n === 0, 60_000, 'the restarted replica to settle');
-    expect(report).toContain(`cluster ${cluster.name}:`);
-    for (const member of cluster.clickhouse) {
-      const line = report.split('\n').find((l) => l.startsWith(`127.0.0.1:${member.ports.tcpPort} `));
-      expect(line, member.name).toMatch(member === victim ? /\sunreachable$/ : /\s\d+$/);
-      expect(line, member.name).toMatch(new RegExp(`\\s${member.shard}\\s+${member.replica}\\s`));
-    }
-  }, 60_000);
-
   it("drops a snapshot's partitions of a sharded table on every shard, and only them", async () => {
     const rows = [1, 2].flatMap((snapshot) => recommendationRows(snapshot, 200, 2));
     await ch.insert('recommendations', rows);
@@ -202,4 +184,20 @@ describe('soulgraph on a local cluster', () => {
       await cluster.restart(master);
     }
   }, 90_000);
+
+  // Last: a replica that rejoins can take the leadership of its tables, and an ALTER sent
+  // meanwhile fails with "Leader was suddenly changed" (seen when this ran before the
+  // partition drop).
+  it('shows in soulgraph status each node with its replication lag, and a dead one as unreachable', async () => {
+    const victim = cluster.clickhouse[1]!;
+    await cluster.kill(victim);
+    const report = (await clusterReport(ch)).join('\n');
+    await cluster.restart(victim);
+    expect(report).toContain(`cluster ${cluster.name}:`);
+    for (const member of cluster.clickhouse) {
+      const line = report.split('\n').find((l) => l.startsWith(`127.0.0.1:${member.ports.tcpPort} `));
+      expect(line, member.name).toMatch(member === victim ? /\sunreachable$/ : /\s\d+$/);
+      expect(line, member.name).toMatch(new RegExp(`\\s${member.shard}\\s+${member.replica}\\s`));
+    }
+  }, 60_000);
 });
