@@ -37,7 +37,7 @@ import { materializeQuerySettings } from '../pipeline/materialize/scoring.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
 import { createServingWriter } from '../pipeline/serving/serving-writer.ts';
 import { MATERIALIZE_STEPS_QUEUE } from '../shared/queues.ts';
-import { redisConnection } from '../shared/redis.ts';
+import { redisConnection, servingRedisUrl } from '../shared/redis.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
 
@@ -211,7 +211,7 @@ async function printStepTimes(config: Config, snapshotId: number, runStarted: nu
 
 /** Redis's used_memory: its growth over priming is the mirrors, over the run the lists. */
 async function redisUsedMemory(config: Config): Promise<number> {
-  const redis = new Redis(config.REDIS_URL!);
+  const redis = new Redis(servingRedisUrl(config));
   try {
     return Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))?.[1]);
   } finally {

@@ -108,13 +108,13 @@ export const configSchema = z.object({
    */
   API_CLICKHOUSE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(3_000),
 
-  /** Rows per ingest job: one ClickHouse INSERT per job. */
   /**
    * The nice value (0-19) that `soulgraph workers` and `soulgraph ingest` run at: on a
    * machine that also serves the API, ingestion gets the CPU the API leaves and is as fast
    * as before elsewhere (bench:reads-under-ingest). 0 leaves the priority as started.
    */
   WORKERS_NICE: z.coerce.number().int().min(0).max(19).default(19),
+  /** Rows per ingest job: one ClickHouse INSERT per job. */
   INGEST_CHUNK_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
   INGEST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   INGEST_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),

@@ -65,8 +65,30 @@ function configuredStack(clickhouseUrl: string, redisUrl: string, servingRedisUr
   return { clickhouseUrl, redisUrl, servingRedisUrl, owned: false, stop: async () => {} };
 }
 
-type ServiceName = 'clickhouse' | 'redis' | 'servingRedis';
-const SERVICE_NAMES = ['clickhouse', 'redis', 'servingRedis'] as const satisfies readonly ServiceName[];
+/** The servers a stack may start: how each is named in logs, pinged, stopped, and started in its folder of the data dir. */
+const SERVICES = {
+  clickhouse: {
+    label: 'clickhouse-server',
+    ping: pingClickHouse,
+    stopGraceMs: 15_000,
+    start: (dataDir: string, options: LocalStackOptions) => startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') }),
+  },
+  redis: {
+    label: 'redis-server',
+    ping: pingRedis,
+    stopGraceMs: 10_000,
+    start: (dataDir: string, options: LocalStackOptions) => startRedis({ ...options, dir: join(dataDir, 'redis') }),
+  },
+  servingRedis: {
+    label: 'redis-server (serving copy)',
+    ping: pingRedis,
+    stopGraceMs: 10_000,
+    start: (dataDir: string, options: LocalStackOptions) => startRedis({ ...options, dir: join(dataDir, 'serving-redis'), persistence: 'snapshots-on-request' }),
+  },
+} as const;
+
+type ServiceName = keyof typeof SERVICES;
+const SERVICE_NAMES = Object.keys(SERVICES) as ServiceName[];
 
 const serviceRecordSchema = z.object({
   url: z.string(),
@@ -90,12 +112,6 @@ interface Acquired {
   record?: ServiceRecord;
   stop?: () => Promise<void>;
 }
-
-const SERVICES = {
-  clickhouse: { label: 'clickhouse-server', ping: pingClickHouse, stopGraceMs: 15_000 },
-  redis: { label: 'redis-server', ping: pingRedis, stopGraceMs: 10_000 },
-  servingRedis: { label: 'redis-server (serving copy)', ping: pingRedis, stopGraceMs: 10_000 },
-} as const;
 
 async function assembleStack(config: Config, dataDir: string, options: LocalStackOptions): Promise<LocalStack> {
   const statePath = join(dataDir, 'stack.json');
@@ -154,15 +170,10 @@ async function reuseOrStart(
     options.log?.(`${service.label} on ${recorded.url}: adopting it, its owner process is gone (pid ${recorded.pid})`);
     return adopt(recorded, service.stopGraceMs);
   }
-  const started = supervise(
-    service.label,
-    name === 'clickhouse'
-      ? await startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') })
-      : name === 'redis'
-        ? await startRedis({ ...options, dir: join(dataDir, 'redis') })
-        : await startRedis({ ...options, dir: join(dataDir, 'serving-redis'), persistence: 'snapshots-on-request' }),
-    { ...(options.log ? { log: options.log } : {}), onRestart: (restart) => recordRestart(join(dataDir, 'stack.json'), name, restart) },
-  );
+  const started = supervise(service.label, await service.start(dataDir, options), {
+    ...(options.log ? { log: options.log } : {}),
+    onRestart: (restart) => recordRestart(join(dataDir, 'stack.json'), name, restart),
+  });
   return { url: started.url, record: { url: started.url, pid: started.pid }, stop: started.stop };
 }
 

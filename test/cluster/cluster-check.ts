@@ -353,7 +353,6 @@ async function compareReplicas(cluster: LocalCluster): Promise<void> {
   }
 }
 
-
 // Exiting runs the local stacks' exit handlers, which kill every server this process started.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 

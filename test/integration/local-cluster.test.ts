@@ -56,7 +56,6 @@ afterAll(async () => {
 const tableRow = z.object({ name: z.string(), engine: z.string() });
 const countRow = z.object({ n: z.coerce.number() });
 
-
 const localProfiles = (node: ClickHouse) =>
   node.query(sql`SELECT count() AS n FROM ${identifier('profiles_local')} FINAL`, countRow).then(([row]) => row!.n);
 
@@ -115,7 +114,6 @@ describe('soulgraph on a local cluster', () => {
     const [fromVictim, fromHealthy] = await counts();
     expect(fromVictim).toBe(fromHealthy);
   }, 90_000);
-
 
   it("drops a snapshot's partitions of a sharded table on every shard, and only them", async () => {
     const rows = [1, 2].flatMap((snapshot) => recommendationRows(snapshot, 200, 2));
