@@ -2,10 +2,11 @@
  * The API under `npm run bench:api`, in a child process of its own
  * (bench/server-process.ts): startApi with the settings the bench sends it (the same
  * environment-style record the bench parsed its own config from), logging silenced as the
- * bench always ran it.
+ * bench always ran it, on the API's CPUs when INGEST_CPUS splits the host (as `npm run api`).
  */
 import { pino } from 'pino';
 import { parseConfig } from '../shared/config.ts';
+import { confineToSide } from '../shared/process/cpu-affinity.ts';
 import { startApi } from '../api/server/server.ts';
 import { serveUnderBench } from './server-process.ts';
 
@@ -16,6 +17,8 @@ export interface ApiServerOptions {
 
 serveUnderBench(async (options) => {
   const { env } = options as ApiServerOptions;
-  const api = await startApi(parseConfig(env), pino({ level: 'silent' }), 0);
+  const config = parseConfig(env);
+  confineToSide('api', config.INGEST_CPUS);
+  const api = await startApi(config, pino({ level: 'silent' }), 0);
   return { port: api.port, close: () => api.close() };
 });

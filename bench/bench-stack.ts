@@ -15,9 +15,10 @@ export interface BenchStack {
   shutdown: Shutdown;
 }
 
-export async function startBenchStack(name: string): Promise<BenchStack> {
+/** `settings`: raw settings the stack's servers are started with (e.g. INGEST_CPUS). */
+export async function startBenchStack(name: string, settings: Record<string, string> = {}): Promise<BenchStack> {
   const work = await mkdtemp(path.join(os.tmpdir(), `soulgraph-${name}-`));
-  const stack = await ensureLocalStack(parseConfig({}), { dataDir: work, reuse: false, stateFile: false });
+  const stack = await ensureLocalStack(parseConfig(settings), { dataDir: work, reuse: false, stateFile: false });
   const shutdown = new Shutdown((line) => console.error(line));
   shutdown.add('work folder', () => rm(work, { recursive: true, force: true }));
   shutdown.add('local stack', () => stack.stop());

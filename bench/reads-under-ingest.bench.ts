@@ -4,6 +4,10 @@
  * BENCH_INGEST_PROFILES each) run back to back through worker processes, side by side.
  * Target: with the ingests, p99 at most 2 x without.
  *
+ * The host is split as docs/operations.md recommends for one that runs both: INGEST_CPUS (by
+ * default the last CPU, when there are two or more) for ingestion, the others for the API, the
+ * serving Redis and this bench's load. `INGEST_CPUS= ` (blank) measures without the split.
+ *
  *   BENCH_PROFILES=5000 (the world read)  BENCH_INGEST_PROFILES=100000 (~1 M rows)
  *   BENCH_RATE=100 (requests/s)  BENCH_SECONDS=30  BENCH_WORKER_PROCESSES=<cores>
  *   BENCH_CHUNK_ROWS=<INGEST_CHUNK_ROWS default>  BENCH_API_ENV='{"SETTING":"value"}' (the API's settings)
@@ -22,6 +26,8 @@ import { createClickHouse } from '../shared/clickhouse/client.ts';
 import { migrate } from '../shared/clickhouse/migrate.ts';
 import { sql } from '../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../shared/config.ts';
+import { confineToSide, cpusOf, machineCpus } from '../shared/process/cpu-affinity.ts';
+import { formatCpuList } from '../shared/process/cpu-list.ts';
 import { generateSigningKeyJwk } from '../shared/signing-key-jwk.ts';
 import type { KindName } from '../shared/records/kinds.ts';
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
@@ -44,7 +50,9 @@ const KINDS: KindName[] = ['profiles', 'follows', 'social-follows', 'nft-collect
 const BIN = fileURLToPath(new URL('../bin/soulgraph.js', import.meta.url));
 const silent = pino({ level: 'silent' });
 
-const { work, stack, shutdown } = await startBenchStack('reads-under-ingest');
+const MACHINE_CPUS = machineCpus();
+const INGEST_CPUS = process.env.INGEST_CPUS ?? (MACHINE_CPUS.length >= 2 ? String(MACHINE_CPUS.at(-1)) : '');
+const { work, stack, shutdown } = await startBenchStack('reads-under-ingest', { INGEST_CPUS });
 try {
   // The API's child process parses the same settings (bench/api-server.ts): the same signing key.
   const env = {
@@ -56,6 +64,7 @@ try {
     QUEUE_PREFIX: 'bench',
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'warn',
+    INGEST_CPUS,
     ...(process.env.BENCH_API_ENV ? (JSON.parse(process.env.BENCH_API_ENV) as Record<string, string>) : {}),
   };
   const config = parseConfig(env);
@@ -93,6 +102,9 @@ try {
   shutdown.add('api process', () => api.stop());
   const load = () => pacedLoad({ url: `http://127.0.0.1:${api.port}`, requests, rate: RATE, seconds: SECONDS, sockets: 32 });
 
+  // The load is a client of the API: on the API's CPUs, as a client elsewhere would not take ingestion's.
+  confineToSide('api', config.INGEST_CPUS);
+  console.log(placement(config.INGEST_CPUS));
   await load(); // warm-up: JIT, caches, the serving copy's first reads
   const quiet = await load();
   if (quiet.non2xx > 0 || quiet.errors > 0) throw new Error(`recommend answered ${quiet.non2xx} non-2xx and ${quiet.errors} errors without ingest: not a measure of reads`);
@@ -119,7 +131,7 @@ try {
   console.log(`ingest: ${runs.length} runs of ${runs[0]!.rows} rows back to back, ${Math.round(rows / seconds)} rows/s`);
   const ratio = busy.latency.p99 / quiet.latency.p99;
   console.log(`\nrecommend p99 with ingest / without: ${ratio.toFixed(2)}  target <= 2.00  ${ratio <= 2 ? 'MET' : 'NOT MET'}`);
-  console.log(`reproduce: BENCH_PROFILES=${process.env.BENCH_PROFILES ?? 5000} BENCH_INGEST_PROFILES=${process.env.BENCH_INGEST_PROFILES ?? 100000} BENCH_RATE=${RATE} BENCH_SECONDS=${SECONDS} npm run bench:reads-under-ingest`);
+  console.log(`reproduce: INGEST_CPUS=${INGEST_CPUS} BENCH_PROFILES=${process.env.BENCH_PROFILES ?? 5000} BENCH_INGEST_PROFILES=${process.env.BENCH_INGEST_PROFILES ?? 100000} BENCH_RATE=${RATE} BENCH_SECONDS=${SECONDS} npm run bench:reads-under-ingest`);
 } finally {
   await shutdown.run();
 }
@@ -133,6 +145,12 @@ async function ingestOnce(file: string, env: Record<string, string>): Promise<{ 
   const code = await new Promise<number | null>((resolve) => producer.once('exit', resolve));
   if (code !== 0) throw new Error(`soulgraph ingest exited with ${code}: ${report}`);
   return { rows: Number(/(\d+) accepted/.exec(report)?.[1] ?? 0), seconds: (Date.now() - started) / 1000 };
+}
+
+function placement(ingestCpus: number[] | undefined): string {
+  if (!ingestCpus) return 'INGEST_CPUS unset: every process on every CPU';
+  const api = formatCpuList(cpusOf('api', ingestCpus)!);
+  return `INGEST_CPUS=${formatCpuList(ingestCpus)}: ClickHouse, the queue Redis, workers and ingests there; the API, the serving Redis and this load on ${api}`;
 }
 
 function describe(result: PacedLoadResult): string {

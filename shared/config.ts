@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
+import { parseCpuList } from './process/cpu-list.ts';
 
 export { ConfigError };
 
@@ -114,6 +115,19 @@ export const configSchema = z.object({
    * as before elsewhere (bench:reads-under-ingest). 0 leaves the priority as started.
    */
   WORKERS_NICE: z.coerce.number().int().min(0).max(19).default(19),
+  /**
+   * On a host that also serves the API: the CPUs ingestion is confined to, as a Linux CPU
+   * list (`1`, `2-3`). `soulgraph workers`, `soulgraph ingest` and the local stack's
+   * ClickHouse and queue Redis run only on these, the API and the serving Redis only on the
+   * others, so an ingest does not slow reads (bench:reads-under-ingest). Unset: no split.
+   */
+  INGEST_CPUS: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z
+      .string()
+      .transform((v, ctx) => parseCpuList(v.trim()) ?? (ctx.addIssue({ code: 'custom', message: 'must be a CPU list such as 1, 2-3 or 0,2-3' }), z.NEVER))
+      .optional(),
+  ),
   /** Rows per ingest job: one ClickHouse INSERT per job. */
   INGEST_CHUNK_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
   INGEST_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

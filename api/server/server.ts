@@ -8,9 +8,10 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createClickHouse } from '../../shared/clickhouse/client.ts';
-import type { Config } from '../../shared/config.ts';
+import { loadConfig, type Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { createMetricsRegistry } from '../../shared/metrics/metrics-registry.ts';
+import { confineToSide } from '../../shared/process/cpu-affinity.ts';
 import { openProcessContext } from '../../shared/process/process-context.ts';
 import { servingRedisUrl } from '../../shared/redis.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
@@ -140,6 +141,7 @@ function stopAccepting(server: Server): Promise<void> {
 
 /** Entry point: `npm run api` (node with the API's V8 flags, pipeline/cli/start.command.ts API_NODE_FLAGS). */
 export async function main(): Promise<void> {
+  confineToSide('api', loadConfig().INGEST_CPUS);
   const context = await openProcessContext({ name: 'api' });
   context.shutdown.exitOnSignals();
   const api = await startApi(context.config, context.logger);

@@ -8,11 +8,14 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../shared/config-error.ts';
 import { MissingBinaryError } from '../../shared/local-stack/binaries.ts';
+import type { CpuSide } from '../../shared/process/cpu-affinity.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface CommandEntry {
   description: string;
   load: () => Promise<Command>;
+  /** Ingestion: on INGEST_CPUS from its first line of work (shared/process/cpu-affinity.ts). */
+  runsAs?: CpuSide;
 }
 
 /** In help order. Each description is its command's own (test/unit/cli-commands.test.ts keeps them equal). */
@@ -28,6 +31,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   ingest: {
     description: 'Ingest JSON Lines or CSV files of one record kind through the pipeline queues',
     load: async () => (await import('./ingest.command.ts')).ingestCommand(),
+    runsAs: 'ingestion',
   },
   chain: {
     description: 'On-chain ingestion from the chains configured in CHAINS (docs/chains.md)',
@@ -56,6 +60,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   workers: {
     description: 'Run the ingestion and housekeeping workers until SIGTERM',
     load: async () => (await import('./process.command.ts')).workersCommand(),
+    runsAs: 'ingestion',
   },
   scheduler: {
     description: 'Reconcile the declared job schedulers with BullMQ, then serve the queue dashboard (ADMIN_PORT) until SIGTERM',
@@ -104,11 +109,19 @@ export async function programFor(args: readonly string[]): Promise<Command> {
 /** Runs the CLI on `args` (without node and the script); resolves with the exit code (a command may have set one). */
 export async function runCli(args: readonly string[]): Promise<number> {
   try {
+    await confineCommand(COMMANDS[args[0] ?? '']?.runsAs);
     await (await programFor(args)).parseAsync(args, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     return exitCodeFor(error);
   }
+}
+
+/** Before the command's module loads, so that its imports already run on its side's CPUs; config and taskset load only then. */
+async function confineCommand(side: CpuSide | undefined): Promise<void> {
+  if (!side) return;
+  const [{ loadConfig }, { confineToSide }] = await Promise.all([import('../../shared/config.ts'), import('../../shared/process/cpu-affinity.ts')]);
+  confineToSide(side, loadConfig().INGEST_CPUS);
 }
 
 /** The exit code for an error that ended a command, after saying it on stderr (a stack trace only for the unexpected). */

@@ -5,6 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { commandOnCpus } from '../process/cpu-affinity.ts';
 import { findClickHouseServer, type BinarySearch, type Command } from './binaries.ts';
 import { freePorts } from './free-port.ts';
 import {
@@ -25,6 +26,8 @@ export interface ClickHouseOptions extends BinarySearch {
   analystPassword?: string;
   /** Binary to run; found on the search path when omitted. */
   command?: Command;
+  /** The CPUs it runs on (a host split by INGEST_CPUS); default: any. */
+  cpus?: readonly number[] | undefined;
   /** Ports chosen by the caller (a cluster, whose config names every member's ports); default: free ones. */
   ports?: ClickHousePorts;
   /** More top-level config elements (a cluster member's remote_servers, zookeeper and macros). */
@@ -35,7 +38,7 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 15_000;
 
 export async function startClickHouse(options: ClickHouseOptions): Promise<RunningService> {
-  const command = options.command ?? findClickHouseServer(options);
+  const command = commandOnCpus(options.command ?? findClickHouseServer(options), options.cpus);
   if (options.ports) return startOnce(command, options, options.ports);
   return retryOnPortClash(() => startOnce(command, options));
 }

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import { cpusOf } from '../process/cpu-affinity.ts';
 import { findClickHouseServer, findRedisServer, type BinarySearch } from './binaries.ts';
 import { pingClickHouse, startClickHouse } from './clickhouse-server.ts';
 import { pingRedis, startRedis } from './redis-server.ts';
@@ -65,27 +66,37 @@ function configuredStack(clickhouseUrl: string, redisUrl: string, servingRedisUr
   return { clickhouseUrl, redisUrl, servingRedisUrl, owned: false, stop: async () => {} };
 }
 
-/** The servers a stack may start: how each is named in logs, pinged, stopped, and started in its folder of the data dir. */
+/**
+ * The servers a stack may start: how each is named in logs, pinged, stopped, started in its
+ * folder of the data dir, and which side of a host split by INGEST_CPUS it runs on
+ * (shared/process/cpu-affinity.ts).
+ */
 const SERVICES = {
   clickhouse: {
     label: 'clickhouse-server',
     ping: pingClickHouse,
     stopGraceMs: 15_000,
-    start: (dataDir: string, options: LocalStackOptions) => startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') }),
+    side: 'ingestion',
+    start: (dataDir: string, options: PlacedOptions) => startClickHouse({ ...options, dir: join(dataDir, 'clickhouse') }),
   },
   redis: {
     label: 'redis-server',
     ping: pingRedis,
     stopGraceMs: 10_000,
-    start: (dataDir: string, options: LocalStackOptions) => startRedis({ ...options, dir: join(dataDir, 'redis') }),
+    side: 'ingestion',
+    start: (dataDir: string, options: PlacedOptions) => startRedis({ ...options, dir: join(dataDir, 'redis') }),
   },
   servingRedis: {
     label: 'redis-server (serving copy)',
     ping: pingRedis,
     stopGraceMs: 10_000,
-    start: (dataDir: string, options: LocalStackOptions) => startRedis({ ...options, dir: join(dataDir, 'serving-redis'), persistence: 'snapshots-on-request' }),
+    side: 'api',
+    start: (dataDir: string, options: PlacedOptions) => startRedis({ ...options, dir: join(dataDir, 'serving-redis'), persistence: 'snapshots-on-request' }),
   },
 } as const;
+
+/** A server's start options: the stack's, and the CPUs its side runs on (undefined: anywhere). */
+type PlacedOptions = LocalStackOptions & { cpus: number[] | undefined };
 
 type ServiceName = keyof typeof SERVICES;
 const SERVICE_NAMES = Object.keys(SERVICES) as ServiceName[];
@@ -119,7 +130,9 @@ async function assembleStack(config: Config, dataDir: string, options: LocalStac
   const ownerAlive = previous !== undefined && isProcessAlive(previous.ownerPid);
   const reusable = (options.reuse ?? true) ? previous : undefined;
   const acquire = (name: ServiceName, configured: string | undefined): Promise<Acquired> =>
-    configured ? Promise.resolve({ url: configured }) : reuseOrStart(name, reusable?.[name], ownerAlive, dataDir, options);
+    configured
+      ? Promise.resolve({ url: configured })
+      : reuseOrStart(name, reusable?.[name], ownerAlive, dataDir, { ...options, cpus: cpusOf(SERVICES[name].side, config.INGEST_CPUS) });
 
   // Only beside a Redis of the stack's own: a configured REDIS_URL serves the serving copy too.
   const ownServingRedis = !config.REDIS_URL && !config.SERVING_REDIS_URL && (options.servingRedis ?? true);
@@ -160,7 +173,7 @@ async function reuseOrStart(
   recorded: ServiceRecord | undefined,
   ownerAlive: boolean,
   dataDir: string,
-  options: LocalStackOptions,
+  options: PlacedOptions,
 ): Promise<Acquired> {
   const service = SERVICES[name];
   if (recorded && isProcessAlive(recorded.pid) && (await service.ping(recorded.url))) {

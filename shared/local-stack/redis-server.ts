@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { commandOnCpus } from '../process/cpu-affinity.ts';
 import { findRedisServer, type BinarySearch, type Command } from './binaries.ts';
 import { freePort } from './free-port.ts';
 import {
@@ -24,6 +25,8 @@ export interface RedisOptions extends BinarySearch {
   port?: number;
   log?: (line: string) => void;
   command?: Command;
+  /** The CPUs it runs on (a host split by INGEST_CPUS); default: any. */
+  cpus?: readonly number[] | undefined;
   /** More redis-server arguments (a cluster member's --cluster-enabled yes ...). */
   extraArgs?: string[];
   /**
@@ -39,7 +42,7 @@ const START_TIMEOUT_MS = 15_000;
 const STOP_GRACE_MS = 10_000;
 
 export async function startRedis(options: RedisOptions): Promise<RunningService> {
-  const command = options.command ?? findRedisServer(options);
+  const command = commandOnCpus(options.command ?? findRedisServer(options), options.cpus);
   return options.port === undefined ? retryOnPortClash(() => startOnce(command, options)) : startOnce(command, options);
 }
 
