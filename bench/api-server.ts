@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { parseConfig } from '../shared/config.ts';
-import { confineToSide } from '../shared/process/cpu-affinity.ts';
+import { confineToSide } from '../shared/cpu-affinity.ts';
 import { startApi } from '../api/server/server.ts';
 import { serveUnderBench } from './server-process.ts';
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
-import { parseCpuList } from './process/cpu-list.ts';
+import { parseCpuList } from './cpu-list.ts';
 
 export { ConfigError };
 
@@ -53,14 +53,16 @@ export const configSchema = z.object({
    * counters, sign-in nonces and claims, the tag cache. All of it is rebuilt from ClickHouse
    * or short-lived, so snapshots are persistence enough; kept apart from the queues' Redis
    * and its append-only file, the API never waits behind that file's writes while an
-   * ingest runs (bench:reads-under-ingest). Unset: REDIS_URL serves both; the local stack
-   * starts a second redis-server for it (snapshots, no AOF).
+   * ingest runs (bench:reads-under-ingest). Unset: the Redis Cluster of REDIS_CLUSTER_NODES,
+   * else REDIS_URL, serves both; the local stack starts a second redis-server for it
+   * (snapshots, no AOF) beside one it starts for the queues.
    */
   SERVING_REDIS_URL: optionalUrl(/^rediss?$/, 'redis:// or rediss://'),
   /**
    * A Redis Cluster's nodes as host:port, comma-separated (a few are enough: the rest are
-   * discovered). Set: the queues and workers use an ioredis Cluster client; the API and the
-   * serving copy's writer still use SERVING_REDIS_URL or REDIS_URL (docs/cluster.md).
+   * discovered). Set: the queues and workers use an ioredis Cluster client, and the serving
+   * copy (the API and its writer) lives on the cluster too unless SERVING_REDIS_URL is set
+   * (docs/cluster.md).
    */
   REDIS_CLUSTER_NODES: csvList.transform((nodes, ctx) => parseClusterNodes(nodes, ctx)),
   /**

@@ -36,18 +36,24 @@ export function redisConnection(config: Pick<Config, 'REDIS_URL'> & Partial<Pick
 }
 
 /**
- * Where the serving copy lives: the Redis the API answers from and the serving writer
- * writes to (SERVING_REDIS_URL, else REDIS_URL; shared/config.ts says why they may differ).
+ * Where the serving copy lives, the Redis the API answers from and the serving writer writes
+ * to: SERVING_REDIS_URL (shared/config.ts says why it may differ); else the Redis Cluster of
+ * REDIS_CLUSTER_NODES, where the copy's keys spread over the masters (shared/serving.ts);
+ * else REDIS_URL.
  */
+export function servingRedisConnection(
+  config: Pick<Config, 'REDIS_URL' | 'SERVING_REDIS_URL'> & Partial<Pick<Config, 'REDIS_CLUSTER_NODES'>>,
+  role: RedisRole,
+): ClusterRedisOptions {
+  if (!config.SERVING_REDIS_URL && config.REDIS_CLUSTER_NODES && config.REDIS_CLUSTER_NODES.length > 0) return redisConnection(config, role);
+  return { ...addressOf(servingRedisUrl(config)), ...roleOptions(role) };
+}
+
+/** The serving copy's one Redis server, when it is not on a cluster. */
 export function servingRedisUrl(config: Pick<Config, 'REDIS_URL' | 'SERVING_REDIS_URL'>): string {
   const url = config.SERVING_REDIS_URL ?? config.REDIS_URL;
   if (!url) throw new Error('REDIS_URL is not set and no local stack was started');
   return url;
-}
-
-/** Options for a client of the serving copy's Redis (never a cluster: docs/cluster.md). */
-export function servingRedisConnection(config: Pick<Config, 'REDIS_URL' | 'SERVING_REDIS_URL'>, role: RedisRole): RedisOptions {
-  return { ...addressOf(servingRedisUrl(config)), ...roleOptions(role) };
 }
 
 /** A client for these options: a Cluster client when they name a cluster's nodes. */
@@ -68,6 +74,9 @@ export function createRedis(options: ClusterRedisOptions): RedisClient {
     clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
     ...(perNode.enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
     ...(perNode.lazyConnect ? { lazyConnect: true } : {}),
+    // Commands issued in one turn go to their nodes as one pipeline each (the serving writer's
+    // SETs, whose keys are spread over the masters: a cluster pipeline takes one node's keys).
+    ...(perNode.enableAutoPipelining ? { enableAutoPipelining: true } : {}),
   });
 }
 

@@ -7,6 +7,9 @@
  *   <prefix>:serving:following:<profileId>        hash    followeeId -> updatedAt * 2 + active     (newest wins)
  *   <prefix>:serving:mirror-sync                  hash    the nightly re-sync's progress (pipeline/serving/mirror-sync-state.ts)
  *
+ * `<prefix>` is QUEUE_PREFIX without a hash tag's braces. On a Redis Cluster each key lands
+ * in the slot its whole name hashes to, the profiles hash on one master with the rest spread.
+ *
  * Lists expire (SERVING_LIST_TTL_SECONDS); a missing list is recomputed or re-read from
  * ClickHouse on demand. The two mirrors are written through by the profiles and follows
  * workers and re-synced from ClickHouse by every nightly run (the rows ingested since the
@@ -32,7 +35,10 @@ export interface ServingKeys {
 export const SERVED_LIST_FORMAT = 'v3';
 
 export function servingKeys(queuePrefix: string): ServingKeys {
-  const base = `${queuePrefix}:serving`;
+  // Without the queues' hash tag ({soulgraph} on a Redis Cluster, shared/config.ts): every key
+  // then hashes whole, so that lists and following hashes spread over the cluster's masters.
+  // No script reads two of them on a cluster (api/recommend/served-lists.ts).
+  const base = `${queuePrefix.replace(/[{}]/g, '')}:serving`;
   return {
     list: (snapshotId, profileId) => `${base}:list:${SERVED_LIST_FORMAT}:${snapshotId}:${profileId}`,
     profiles: `${base}:profiles`,

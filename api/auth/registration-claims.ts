@@ -5,7 +5,7 @@
  * first one claims the profile in Redis (one SET NX, so of concurrent sign-ins exactly one
  * wins), for long enough that the profile is in ClickHouse by the time the claim expires.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 
 export interface RegistrationClaims {
   /** True for the one sign-in that registers `profileId`; false when another already does. */
@@ -15,7 +15,7 @@ export interface RegistrationClaims {
 }
 
 /** Keys are `<prefix>:<profileId>`: pass a prefix of your own, e.g. `${QUEUE_PREFIX}:registration`. */
-export function createRegistrationClaims(redis: Redis, ttlSeconds: number, prefix: string): RegistrationClaims {
+export function createRegistrationClaims(redis: RedisClient, ttlSeconds: number, prefix: string): RegistrationClaims {
   const keyOf = (profileId: string) => `${prefix}:${profileId}`;
   return {
     async claim(profileId) {

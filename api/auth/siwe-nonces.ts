@@ -7,7 +7,7 @@
  * of any number of concurrent logins with the same nonce, exactly one sees 1.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 
 export interface NonceStore {
   /** A fresh nonce, valid for the store's TTL. */
@@ -22,7 +22,7 @@ const NONCE_BYTES = 16;
 const NONCE_SHAPE = /^[0-9a-f]{32}$/;
 
 /** Keys are `<prefix>:<nonce>`: pass a prefix of your own, e.g. `${QUEUE_PREFIX}:siwe-nonce`. */
-export function createNonceStore(redis: Redis, ttlSeconds: number, prefix: string): NonceStore {
+export function createNonceStore(redis: RedisClient, ttlSeconds: number, prefix: string): NonceStore {
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new RangeError('nonce TTL must be a positive integer of seconds');
   const keyOf = (nonce: string) => `${prefix}:${nonce}`;
   return {

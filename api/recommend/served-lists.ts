@@ -1,12 +1,13 @@
 /**
  * Reads one page of a caller's recommendations from the serving copy in Redis
- * (shared/serving.ts) in one round trip: a Lua script (api/recommend/served-page.lua) slices the
+ * (shared/serving.ts) in one round trip (two on a Redis Cluster): a Lua script (api/recommend/served-page.lua) slices the
  * stored list and looks up, in the same step, the names of everyone on the page and whom of
  * them the caller follows. The answer is data; the route encodes it as it encodes a page
  * read from ClickHouse (api/recommend/recommendation-list.ts).
  */
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 import { z } from 'zod';
 import { decodeServedEntry, decodeServedListHeader, REASON_KINDS, servingKeys } from '../../shared/serving.ts';
 import type { ProfileNames } from './recommendation-list.ts';
@@ -39,16 +40,39 @@ const scriptAnswer = z.tuple([z.string(), z.array(z.string()), z.array(z.string(
 /** A profile summary as the mirror stores it: [updatedAt, name, avatar]. */
 const storedSummary = z.tuple([z.number(), z.string().nullable(), z.string().nullable()]);
 
-type RedisWithPage = Redis & { readServedPage(...args: (string | number)[]): Promise<unknown> };
+type RedisWithPage = RedisClient & { readServedPage(numberOfKeys: number, ...args: (string | number)[]): Promise<unknown> };
 
-export function createServedLists(redis: Redis, config: { QUEUE_PREFIX: string }): ServedLists {
+export function createServedLists(redis: RedisClient, config: { QUEUE_PREFIX: string }): ServedLists {
   const keys = servingKeys(config.QUEUE_PREFIX);
   const client = redis as RedisWithPage;
-  client.defineCommand('readServedPage', { numberOfKeys: 3, lua: readFileSync(new URL('./served-page.lua', import.meta.url), 'utf8') });
+  client.defineCommand('readServedPage', { lua: readFileSync(new URL('./served-page.lua', import.meta.url), 'utf8') });
+
+  /** One round trip: the script reads the list and both hashes. */
+  const pageFromOneServer = async (snapshotId: number, profileId: string, after: number, limit: number) => {
+    const answer = await client.readServedPage(3, keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit);
+    return answer === null ? undefined : scriptAnswer.parse(answer);
+  };
+  /**
+   * On a Redis Cluster the list and the two hashes are in different slots, which one script
+   * may not span: the list's page first, then both hashes at once (two round trips).
+   */
+  const pageFromCluster = async (snapshotId: number, profileId: string, after: number, limit: number) => {
+    const answer = await client.readServedPage(1, keys.list(snapshotId, profileId), after, limit);
+    if (answer === null) return undefined;
+    const [header, lines, ids] = scriptAnswer.parse(answer);
+    const candidates = lines.slice(0, limit).map((line) => line.slice(0, line.indexOf('\t')));
+    const [summaries, states] = await Promise.all([
+      ids.length > 0 ? redis.hmget(keys.profiles, ...ids) : [],
+      candidates.length > 0 ? redis.hmget(keys.following(profileId), ...candidates) : [],
+    ]);
+    return [header, lines, ids, summaries, states] satisfies z.infer<typeof scriptAnswer>;
+  };
+  const readPage = redis instanceof Cluster ? pageFromCluster : pageFromOneServer;
+
   return {
     async page(snapshotId, profileId, after, limit) {
-      const answer = await client.readServedPage(keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit);
-      return answer === null ? undefined : servedPage(scriptAnswer.parse(answer), after, limit);
+      const answer = await readPage(snapshotId, profileId, after, limit);
+      return answer === undefined ? undefined : servedPage(answer, after, limit);
     },
     async exists(snapshotId, profileId) {
       return (await redis.exists(keys.list(snapshotId, profileId))) === 1;

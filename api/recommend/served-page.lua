@@ -2,11 +2,14 @@
 -- needs from the mirrors, in one round trip; api/recommend/served-lists.ts decodes the answer and the
 -- route encodes the page. This script reads data and returns data: it writes no JSON.
 --
--- KEYS: the list, the profiles hash, the caller's following hash. ARGV: after (rank), limit.
+-- KEYS: the list, the profiles hash, the caller's following hash; on a Redis Cluster only the
+-- list (the hashes are in other slots: served-lists.ts reads them next, with the ids this returns).
+-- ARGV: after (rank), limit.
 -- Answers nil when there is no list, else
 --   { header line, entry lines (up to limit + 1 after `after`), ids, their summaries,
 --     the follow states of the page's candidates }
--- where ids are the page's candidates, then each friend a friend-of-friend reason names.
+-- where ids are the page's candidates, then each friend a friend-of-friend reason names
+-- (summaries and states empty when only the list was given).
 
 local raw = redis.call('GET', KEYS[1])
 if not raw then return nil end
@@ -36,5 +39,5 @@ for i = 1, math.min(#lines, limit) do
   if kind == '4' then ids[#ids + 1] = subject end
 end
 
-if #candidates == 0 then return { header, lines, {}, {}, {} } end
+if #candidates == 0 or #KEYS == 1 then return { header, lines, ids, {}, {} } end
 return { header, lines, ids, redis.call('HMGET', KEYS[2], unpack(ids)), redis.call('HMGET', KEYS[3], unpack(candidates)) }

@@ -3,7 +3,7 @@
  * around every answer. Dependencies come in; nothing here connects on import.
  */
 import express, { type Express } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 import swaggerUi from 'swagger-ui-express';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import type { Config } from '../../shared/config.ts';
@@ -41,7 +41,7 @@ export interface ApiDeps {
   config: Config;
   logger: Logger;
   ch: ClickHouse;
-  redis: Redis;
+  redis: RedisClient;
   apiKeys: ApiKeyCache;
   rateLimiter: RateLimiter;
   keys: SigningKeys;

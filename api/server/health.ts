@@ -4,7 +4,7 @@
  * balancer stops sending requests before the server stops accepting them.
  */
 import { Router } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { ApiError, sendSuccess } from '../common/envelope.ts';
 
@@ -20,7 +20,7 @@ export interface Readiness {
   draining: boolean;
 }
 
-export function healthRoutes(deps: { ch: ClickHouse; redis: Redis; readiness: Readiness }): Router {
+export function healthRoutes(deps: { ch: ClickHouse; redis: RedisClient; readiness: Readiness }): Router {
   return Router()
     .get('/healthz', (_req, res) => {
       sendSuccess(res, { status: 'ok' });

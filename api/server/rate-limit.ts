@@ -13,7 +13,7 @@
  * the client is 'ready' requests are counted in memory too, so the API should wait for
  * 'ready' before it starts listening.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 const WINDOW_SECONDS = 60;
@@ -43,7 +43,7 @@ export interface RateLimiter {
   consume(apiKeyId: string, endpoint: string, perMinute?: number): Promise<RateLimitDecision>;
 }
 
-export function createRateLimiter(redis: Redis, options: RateLimiterOptions): RateLimiter {
+export function createRateLimiter(redis: RedisClient, options: RateLimiterOptions): RateLimiter {
   const limiters = new Map<number, RateLimiterRedis>();
   const warnFallback = throttled(FALLBACK_WARNING_INTERVAL_MS, () =>
     options.warn?.('Redis is unreachable: rate limits are counted per process until it is back'),

@@ -6,14 +6,13 @@
 import type { Server } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { createClickHouse } from '../../shared/clickhouse/client.ts';
 import { loadConfig, type Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { createMetricsRegistry } from '../../shared/metrics/metrics-registry.ts';
-import { confineToSide } from '../../shared/process/cpu-affinity.ts';
+import { confineToSide } from '../../shared/cpu-affinity.ts';
 import { openProcessContext } from '../../shared/process/process-context.ts';
-import { servingRedisUrl } from '../../shared/redis.ts';
+import { createRedis, servingRedisConnection } from '../../shared/redis.ts';
 import { createApiKeyCache } from './api-key-cache.ts';
 import { createApp, type ApiDeps } from './app.ts';
 import { createExpressServer } from './http-server.ts';
@@ -45,7 +44,7 @@ export async function createApiDeps(config: Config, logger: Logger): Promise<Api
   // requests of an event-loop turn while the API still handles the rest. Held back for one
   // write per turn, the API and Redis took turns idling (bench:api, 2026-11-25, in
   // docs/benchmarks.md's git history: 0.43-0.45 of bare with it, 0.48-0.53 without).
-  const redis = new Redis(servingRedisUrl(config), { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: false });
+  const redis = createRedis({ ...servingRedisConnection(config, 'producer'), maxRetriesPerRequest: 1, commandTimeout: 2_000, enableAutoPipelining: false });
   // Connection errors surface in the requests that need Redis (as 503); one log line per
   // outage is enough, not one per reconnect attempt.
   let redisDown = false;

@@ -6,7 +6,7 @@
  * entry share one computation; misses are computed in worker threads (tag-encryption-pool.ts).
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 import { z } from 'zod';
 import type { EncryptedTags } from '../../shared/tag-crypto/tag-ciphertext.ts';
 import type { TagEncryptionPool } from './tag-encryption-pool.ts';
@@ -27,7 +27,7 @@ export interface TagCiphertexts {
 const cachedSchema = z.object({ encryptedString: z.string(), encryptedSymmetricKey: z.string() });
 
 export function createTagCiphertexts(
-  redis: Redis,
+  redis: RedisClient,
   pool: TagEncryptionPool,
   options: { prefix: string; ttlSeconds: number; networkKeyHex: string },
 ): TagCiphertexts {

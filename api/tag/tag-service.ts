@@ -2,7 +2,7 @@
  * What the tag endpoint needs besides ClickHouse: the authorization verifier, and (when
  * TAG_NETWORK_PUBLIC_KEY is set) the ciphertext cache with its encryption threads.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 import type { Config } from '../../shared/config.ts';
 import type { SignatureVerifierClient } from '../../shared/siwe/siwe-message-verification.ts';
 import { createTagAccessVerifier, type TagAccessVerifier } from './tag-access.ts';
@@ -16,7 +16,7 @@ export interface TagService {
   close(): Promise<void>;
 }
 
-export function createTagService(config: Config, redis: Redis, signatureClient: SignatureVerifierClient | undefined): TagService {
+export function createTagService(config: Config, redis: RedisClient, signatureClient: SignatureVerifierClient | undefined): TagService {
   const access = createTagAccessVerifier(config, signatureClient);
   const networkKeyHex = config.TAG_NETWORK_PUBLIC_KEY;
   if (!networkKeyHex) return { access, ciphertexts: undefined, close: async () => {} };

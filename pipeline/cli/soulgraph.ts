@@ -8,13 +8,13 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../shared/config-error.ts';
 import { MissingBinaryError } from '../../shared/local-stack/binaries.ts';
-import type { CpuSide } from '../../shared/process/cpu-affinity.ts';
+import type { CpuSide } from '../../shared/cpu-affinity.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface CommandEntry {
   description: string;
   load: () => Promise<Command>;
-  /** Ingestion: on INGEST_CPUS from its first line of work (shared/process/cpu-affinity.ts). */
+  /** Ingestion: on INGEST_CPUS from its first line of work (shared/cpu-affinity.ts). */
   runsAs?: CpuSide;
 }
 
@@ -120,7 +120,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
 /** Before the command's module loads, so that its imports already run on its side's CPUs; config and taskset load only then. */
 async function confineCommand(side: CpuSide | undefined): Promise<void> {
   if (!side) return;
-  const [{ loadConfig }, { confineToSide }] = await Promise.all([import('../../shared/config.ts'), import('../../shared/process/cpu-affinity.ts')]);
+  const [{ loadConfig }, { confineToSide }] = await Promise.all([import('../../shared/config.ts'), import('../../shared/cpu-affinity.ts')]);
   confineToSide(side, loadConfig().INGEST_CPUS);
 }
 

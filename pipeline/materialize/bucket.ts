@@ -12,6 +12,7 @@ import { rankedCandidatesSql } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
 import { popularFallbackSql } from './popular-fallback.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
+import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 
 export interface BucketResult {
@@ -40,7 +41,13 @@ export async function computeBucket(
       ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS callers USING p`,
     settings,
   );
+  // On a cluster the insert reached one replica per shard: until the others have fetched it,
+  // a read through the Distributed table may be answered by one that has not, and the
+  // fallback would take the bucket's callers for listless (measured by cluster:check: a
+  // tenth more rows than the single server), as the publish would miss their lists.
+  await awaitReplication(ch, ['recommendations']);
   await ch.command(popularFallbackSql(snapshotId, bucket, buckets, params), settings);
+  await awaitReplication(ch, ['recommendations']);
   const [row] = await ch.query(
     sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations
         WHERE snapshot_id = ${snapshotId} AND bucket = ${bucket}`,

@@ -9,7 +9,8 @@
  * HSET of the winners), not twice per field: a nightly full re-sync of 5 M follows spent
  * most of its time encoding arguments in Node and calling Redis from Lua field by field.
  */
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 
 /**
  * Ends each field, version and value in a packed argument. None contains it: fields are
@@ -79,7 +80,10 @@ for k = 1, #KEYS do
 end
 return #KEYS`;
 
-type RedisWithScript = Redis & { hsetIfNewer(keys: number, ...args: string[]): Promise<number> };
+type RedisWithScript = RedisClient & {
+  hsetIfNewer(keys: number, ...args: string[]): Promise<number>;
+  hsetIfNewerOneHash(hash: string, packed: string): Promise<number>;
+};
 
 /** Writes per script call: long enough to amortise the round trip, short enough not to stall Redis for the API. */
 const WRITES_PER_CALL = 5_000;
@@ -90,11 +94,17 @@ export interface HsetIfNewer {
   writes(writes: readonly MirrorWrite[]): Promise<void>;
 }
 
-export function hsetIfNewer(redis: Redis): HsetIfNewer {
+export function hsetIfNewer(redis: RedisClient): HsetIfNewer {
   const scripted = redis as RedisWithScript;
   scripted.defineCommand('hsetIfNewer', { lua: HSET_IF_NEWER });
-  const call = (groups: readonly PackedWrites[]) =>
-    scripted.hsetIfNewer(groups.length, ...groups.map((g) => g.hash), ...groups.map((g) => g.packed));
+  // One key declared as such: a cluster client routes (and auto-pipelines) a command by its
+  // first argument, which for the variadic form is the number of keys.
+  scripted.defineCommand('hsetIfNewerOneHash', { numberOfKeys: 1, lua: HSET_IF_NEWER });
+  // A script on a Redis Cluster touches one slot: one call per hash there, sent together.
+  const call =
+    redis instanceof Cluster
+      ? (groups: readonly PackedWrites[]) => Promise.all(groups.map((g) => scripted.hsetIfNewerOneHash(g.hash, g.packed)))
+      : (groups: readonly PackedWrites[]) => scripted.hsetIfNewer(groups.length, ...groups.map((g) => g.hash), ...groups.map((g) => g.packed));
 
   const packed = async (groups: readonly PackedWrites[]) => {
     let batch: PackedWrites[] = [];

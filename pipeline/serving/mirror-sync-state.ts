@@ -10,7 +10,7 @@
  * if `running` still holds its token. Had Redis been flushed in between, the hash and the
  * token are gone: nothing is committed, and the next run copies every row again.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis.ts';
 import { z } from 'zod';
 
 /** What the last complete re-sync left (absent: there was none, or Redis lost it). */
@@ -33,7 +33,7 @@ redis.call('HSET', KEYS[1], 'watermark', ARGV[2], 'full_at', ARGV[3])
 redis.call('HDEL', KEYS[1], 'running')
 return 1`;
 
-type RedisWithSyncScripts = Redis & {
+type RedisWithSyncScripts = RedisClient & {
   mirrorSyncBegin(key: string, token: string): Promise<[string | null, string | null]>;
   mirrorSyncCommit(key: string, token: string, watermark: number, fullAt: number): Promise<number>;
 };
@@ -45,7 +45,7 @@ export interface MirrorSyncStateStore {
   commit(token: string, state: MirrorSyncState): Promise<boolean>;
 }
 
-export function mirrorSyncStateStore(redis: Redis, key: string): MirrorSyncStateStore {
+export function mirrorSyncStateStore(redis: RedisClient, key: string): MirrorSyncStateStore {
   const scripted = redis as RedisWithSyncScripts;
   scripted.defineCommand('mirrorSyncBegin', { numberOfKeys: 1, lua: BEGIN });
   scripted.defineCommand('mirrorSyncCommit', { numberOfKeys: 1, lua: COMMIT });

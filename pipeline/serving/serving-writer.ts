@@ -4,9 +4,9 @@
  * ReplacingMergeTree does in ClickHouse: chunks retried or ingested out of order, and the
  * nightly re-sync, can never put an older state over a newer one.
  */
-import { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Config } from '../../shared/config.ts';
-import { servingRedisConnection } from '../../shared/redis.ts';
+import { createRedis, servingRedisConnection } from '../../shared/redis.ts';
 import { followState, servingKeys, type ServingKeys } from '../../shared/serving.ts';
 import { hsetIfNewer } from './hset-if-newer.ts';
 import { mirrorSyncStateStore, type MirrorSyncStateStore } from './mirror-sync-state.ts';
@@ -52,9 +52,9 @@ export interface ServingWriter {
   /** The nightly re-sync's progress (mirror-sync-state.ts). */
   readonly mirrorSync: MirrorSyncStateStore;
   /**
-   * Asks the serving Redis for a background snapshot (BGSAVE SCHEDULE), once a run has
-   * published: its only save, since it runs without save rules (docs/operations.md). One
-   * already under way is as good.
+   * Asks the serving Redis (each master of a cluster) for a background snapshot (BGSAVE
+   * SCHEDULE), once a run has published: its only save, since it runs without save rules
+   * (docs/operations.md). One already under way is as good.
    */
   snapshot(): Promise<void>;
   close(): Promise<void>;
@@ -64,7 +64,7 @@ export interface ServingWriter {
 const LISTS_PER_TRIP = 2_000;
 
 export function createServingWriter(config: Config): ServingWriter {
-  const redis = new Redis({ ...servingRedisConnection(config, 'worker'), lazyConnect: false });
+  const redis = createRedis({ ...servingRedisConnection(config, 'worker'), lazyConnect: false, enableAutoPipelining: true });
   const setIfNewer = hsetIfNewer(redis);
   const keys = servingKeys(config.QUEUE_PREFIX);
   const ttl = config.SERVING_LIST_TTL_SECONDS;
@@ -89,20 +89,21 @@ export function createServingWriter(config: Config): ServingWriter {
       return setIfNewer.packed(groups.map((g) => ({ hash: keys.following(g.follower), count: g.count, packed: g.packed })));
     },
     async lists(lists) {
+      // Issued together, the SETs leave as one pipeline per server (auto-pipelining: on a
+      // cluster, one per master their keys are on).
       for (let i = 0; i < lists.length; i += LISTS_PER_TRIP) {
-        const pipeline = redis.pipeline();
-        for (const l of lists.slice(i, i + LISTS_PER_TRIP)) pipeline.set(keys.list(l.snapshotId, l.profileId), l.text, 'EX', ttl);
-        const results = await pipeline.exec();
-        const failed = results?.find(([error]) => error);
-        if (failed) throw failed[0];
+        await Promise.all(lists.slice(i, i + LISTS_PER_TRIP).map((l) => redis.set(keys.list(l.snapshotId, l.profileId), l.text, 'EX', ttl)));
       }
     },
     async snapshot() {
-      try {
-        await redis.bgsave('SCHEDULE');
-      } catch (error) {
-        if (!/already in progress/i.test(String(error))) throw error;
-      }
+      const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
+      await Promise.all(
+        servers.map((server) =>
+          server.bgsave('SCHEDULE').catch((error: unknown) => {
+            if (!/already in progress/i.test(String(error))) throw error;
+          }),
+        ),
+      );
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { commandOnCpus } from '../process/cpu-affinity.ts';
+import { commandOnCpus } from '../cpu-affinity.ts';
 import { findClickHouseServer, type BinarySearch, type Command } from './binaries.ts';
 import { freePorts } from './free-port.ts';
 import {

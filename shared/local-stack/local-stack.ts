@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { cpusOf } from '../process/cpu-affinity.ts';
+import { cpusOf } from '../cpu-affinity.ts';
 import { findClickHouseServer, findRedisServer, type BinarySearch } from './binaries.ts';
 import { pingClickHouse, startClickHouse } from './clickhouse-server.ts';
 import { pingRedis, startRedis } from './redis-server.ts';
@@ -57,9 +57,14 @@ export async function ensureLocalStack(config: Config, options: LocalStackOption
   return (options.stateFile ?? true) ? withStackLock(dataDir, assemble) : assemble();
 }
 
-/** A copy of config whose CLICKHOUSE_URL, REDIS_URL and SERVING_REDIS_URL point at the stack. */
+/**
+ * A copy of config whose CLICKHOUSE_URL, REDIS_URL and SERVING_REDIS_URL point at the stack;
+ * on a Redis Cluster the serving copy stays on the cluster unless SERVING_REDIS_URL was set
+ * (shared/redis.ts, servingRedisConnection).
+ */
 export function configWithStack(config: Config, stack: LocalStack): Config {
-  return { ...config, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, SERVING_REDIS_URL: stack.servingRedisUrl };
+  const servingOnCluster = config.REDIS_CLUSTER_NODES.length > 0 && !config.SERVING_REDIS_URL;
+  return { ...config, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, SERVING_REDIS_URL: servingOnCluster ? undefined : stack.servingRedisUrl };
 }
 
 function configuredStack(clickhouseUrl: string, redisUrl: string, servingRedisUrl = redisUrl): LocalStack {
@@ -69,7 +74,7 @@ function configuredStack(clickhouseUrl: string, redisUrl: string, servingRedisUr
 /**
  * The servers a stack may start: how each is named in logs, pinged, stopped, started in its
  * folder of the data dir, and which side of a host split by INGEST_CPUS it runs on
- * (shared/process/cpu-affinity.ts).
+ * (shared/cpu-affinity.ts).
  */
 const SERVICES = {
   clickhouse: {
@@ -134,8 +139,8 @@ async function assembleStack(config: Config, dataDir: string, options: LocalStac
       ? Promise.resolve({ url: configured })
       : reuseOrStart(name, reusable?.[name], ownerAlive, dataDir, { ...options, cpus: cpusOf(SERVICES[name].side, config.INGEST_CPUS) });
 
-  // Only beside a Redis of the stack's own: a configured REDIS_URL serves the serving copy too.
-  const ownServingRedis = !config.REDIS_URL && !config.SERVING_REDIS_URL && (options.servingRedis ?? true);
+  // Only beside a Redis of the stack's own: a configured REDIS_URL, or a Redis Cluster, serves the serving copy too.
+  const ownServingRedis = !config.REDIS_URL && !config.SERVING_REDIS_URL && config.REDIS_CLUSTER_NODES.length === 0 && (options.servingRedis ?? true);
   const acquired = await allOrStopOwned([
     acquire('clickhouse', config.CLICKHOUSE_URL),
     acquire('redis', config.REDIS_URL),

@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { commandOnCpus } from '../process/cpu-affinity.ts';
+import { commandOnCpus } from '../cpu-affinity.ts';
 import { findRedisServer, type BinarySearch, type Command } from './binaries.ts';
 import { freePort } from './free-port.ts';
 import {

@@ -18,10 +18,13 @@
  * Not inside `npm test`: it starts 12 server processes and takes a minute or two.
  *   npm run cluster:check [-- --profiles 500] [-- --keep]
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { generatedKinds, generateWorld, type WorldManifest } from '../../pipeline/generate/world-generator.ts';
@@ -38,6 +41,12 @@ import { ensureLocalStack, type LocalStack } from '../../shared/local-stack/loca
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { onNodeOf } from '../support/cluster-node.ts';
+import { issueUnifiedToken } from '../../api/auth/unified-token.ts';
+import { loadSigningKeys } from '../../api/auth/signing-keys.ts';
+import { startApi, type RunningApi } from '../../api/server/server.ts';
+import { mintApiKey, type ApiKeyRow } from '../../shared/api-keys.ts';
+import { servingKeys } from '../../shared/serving.ts';
+import { generateSigningKeyJwk } from '../../shared/signing-key-jwk.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -62,6 +71,13 @@ const DATABASE = 'soulgraph';
 const onNode = onNodeOf(DATABASE);
 /** Several buckets even in a small world, so that a replica dies between bucket jobs. */
 const PROFILES_PER_BUCKET = 100;
+/** Both APIs sign tokens and cursors alike, so that their answers can be compared byte for byte. */
+const API_SETTINGS = {
+  LOG_LEVEL: 'silent',
+  REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
+  CURSOR_SECRET: randomBytes(32).toString('hex'),
+  API_SIGNING_KEYS: JSON.stringify([await generateSigningKeyJwk('cluster-check')]),
+};
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-cluster-'));
@@ -78,18 +94,14 @@ async function main(): Promise<void> {
       CLICKHOUSE_URL: cluster.clickhouse[0]!.url,
       CLICKHOUSE_CLUSTER: cluster.name,
       CLICKHOUSE_DATABASE: DATABASE,
-      // The queue slot's master first: the serving writer (pipeline/serving) still makes a
-      // plain client of the first node (docs/cluster.md, what is not done).
-      REDIS_CLUSTER_NODES: [queueMaster, ...cluster.redis.filter((m) => m !== queueMaster)].map((m) => `127.0.0.1:${m.port}`).join(','),
-      LOG_LEVEL: 'silent',
-      REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
+      REDIS_CLUSTER_NODES: cluster.redisClusterNodes,
+      ...API_SETTINGS,
     });
     const singleConfig = parseConfig({
       CLICKHOUSE_URL: single.clickhouseUrl,
       REDIS_URL: single.redisUrl,
       CLICKHOUSE_DATABASE: DATABASE,
-      LOG_LEVEL: 'silent',
-      REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
+      ...API_SETTINGS,
     });
     say(`cluster: ClickHouse ${cluster.clickhouse.map((m) => `${m.name}=${m.url}`).join(' ')}; Redis ${clusterConfig.REDIS_CLUSTER_NODES.length} nodes, queue prefix ${clusterConfig.QUEUE_PREFIX}`);
 
@@ -114,12 +126,11 @@ async function main(): Promise<void> {
     await compareTables(clusterConfig, singleConfig);
     await compareReplicas(cluster);
 
-    // The serving writer's plain client must meet the queues' master, which the failover moved.
-    const materializeConfig = { ...clusterConfig, REDIS_CLUSTER_NODES: await nodesQueueMasterFirst(cluster) };
     await materialize(singleConfig, 'the single server');
-    await materialize(materializeConfig, 'the cluster', killClickHouseReplica(cluster, cluster.clickhouse.find((m) => m.shard === 1 && m.replica === 2)!));
+    await materialize(clusterConfig, 'the cluster', killClickHouseReplica(cluster, cluster.clickhouse.find((m) => m.shard === 1 && m.replica === 2)!));
     await syncReplicas(cluster);
     await compareSnapshots(clusterConfig, singleConfig);
+    await checkApi(cluster, clusterConfig, singleConfig);
   } finally {
     await Promise.all([cluster?.stop(), single?.stop()]);
     if (!args.keep) await rm(dir, { recursive: true, force: true });
@@ -231,11 +242,6 @@ function killRedisMaster(cluster: LocalCluster, master: RedisMember): Disruption
   };
 }
 
-async function nodesQueueMasterFirst(cluster: LocalCluster): Promise<{ host: string; port: number }[]> {
-  const master = await queueSlotMaster(cluster);
-  return [master, ...cluster.redis.filter((m) => m !== master)].map((m) => ({ host: '127.0.0.1', port: m.port }));
-}
-
 /** The nightly run, with in-process workers; `disruption` starts with the run and ends after it. */
 async function materialize(config: Config, where: string, disruption?: Disruption): Promise<void> {
   const workers = await startWorkers(config, silent, { kinds: [], maintenance: false, materialize: true });
@@ -253,6 +259,90 @@ async function materialize(config: Config, where: string, disruption?: Disruptio
     await closeWorkers(workers, `the nightly run on ${where}`, disruption !== undefined);
   }
   if (disrupted) await disruption!('finished');
+}
+
+const callerRow = z.object({ profile_id: z.string(), address: z.string() });
+/** How many profiles' first pages the two APIs are compared on. */
+const API_CALLERS = 50;
+/** How long the API is asked while a ClickHouse replica and a Redis master are dead, and how much of the end must be all 200. */
+const FAULT_SECONDS = 15;
+const RECOVERED_SECONDS = 4;
+
+/**
+ * The API on the cluster (serving copy on the Redis Cluster, reads through the Distributed
+ * tables) answers each caller's first page as the API on the single server does; then,
+ * asked while a ClickHouse replica and the Redis master holding most of the serving copy
+ * are killed, it answers 200 or 503/10503 and nothing else, and only 200 once a replica
+ * has taken over the master's slots.
+ */
+async function checkApi(cluster: LocalCluster, clusterConfig: Config, singleConfig: Config): Promise<void> {
+  const onSingle = createClickHouse(singleConfig);
+  const callers = await onSingle.query(
+    sql`SELECT profile_id, addresses[1] AS address FROM profiles FINAL WHERE notEmpty(addresses) ORDER BY profile_id LIMIT ${API_CALLERS}`,
+    callerRow,
+  );
+  const apiKey = mintApiKey();
+  const now = Math.floor(Date.now() / 1000);
+  const keyRow = { key_id: apiKey.keyId, key_hash: apiKey.keyHash, name: 'cluster-check', domains: ['check.localhost'], rate_limit_per_minute: 1_000_000, created_at: now, revoked_at: null, updated_at: now } satisfies ApiKeyRow;
+  const onCluster = createClickHouse(clusterConfig);
+  await Promise.all([onSingle.insert('api_keys', [keyRow]), onCluster.insert('api_keys', [keyRow])]);
+  await Promise.all([onSingle.close(), onCluster.close()]);
+  const keys = await loadSigningKeys(singleConfig);
+  const tokens = await Promise.all(callers.map((c) => issueUnifiedToken(keys, singleConfig, { profileId: c.profile_id, address: c.address })));
+
+  const [clusterApi, singleApi] = await Promise.all([startApi(clusterConfig, silent, 0), startApi(singleConfig, silent, 0)]);
+  try {
+    const ask = (api: RunningApi, token: string) =>
+      fetch(`http://127.0.0.1:${api.port}/api/v1/recommend?limit=20`, { headers: { ApiKey: apiKey.key, Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) }).then(
+        async (response) => ({ status: response.status, body: await response.text() }),
+        (error: Error) => ({ status: 0, body: error.name }),
+      );
+    const answers = await Promise.all(tokens.map(async (token) => Promise.all([ask(clusterApi, token), ask(singleApi, token)])));
+    const differing = answers.filter(([a, b]) => a.status !== 200 || a.body !== b.body);
+    const listed = answers.filter(([a]) => a.status === 200 && (JSON.parse(a.body) as { data: { list: unknown[] } }).data.list.length > 0).length;
+    check(differing.length === 0 && listed > 0, "the API on the cluster answers each caller's first page as the API on the single server", `${answers.length} callers, ${listed} with recommendations, ${differing.length} differ${differing[0] ? `: ${differing[0][0].status} ${differing[0][0].body.slice(0, 200)}` : ''}`);
+
+    const replica = cluster.clickhouse.find((m) => m.shard === 2 && m.replica === 2)!;
+    const master = await busiestServingMaster(cluster, clusterConfig);
+    await Promise.all([cluster.kill(replica), cluster.kill(master)]);
+    say(`killed ClickHouse replica ${replica.name} and Redis master :${master.port} (SIGKILL) under API load`);
+    const seen: { at: number; status: number; code: string }[] = [];
+    const start = Date.now();
+    for (let i = 0; Date.now() - start < FAULT_SECONDS * 1000; i++) {
+      const { status, body } = await ask(clusterApi, tokens[i % tokens.length]!);
+      seen.push({ at: Date.now() - start, status, code: status === 0 ? body : ((JSON.parse(body) as { code: string }).code) });
+      await sleep(50);
+    }
+    await Promise.all([cluster.restart(replica), cluster.restart(master)]);
+    const tally = [...seen.reduce((m, s) => m.set(`${s.status}/${s.code}`, (m.get(`${s.status}/${s.code}`) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} x${n}`).join(', ');
+    check(seen.every((s) => (s.status === 200 && s.code === '0') || (s.status === 503 && s.code === '10503')), 'the API answered 200 or 503/10503 while a replica and a Redis master were dead', tally);
+    const late = seen.filter((s) => s.at >= (FAULT_SECONDS - RECOVERED_SECONDS) * 1000);
+    check(late.length > 0 && late.every((s) => s.status === 200), `the API answered 200 again within ${FAULT_SECONDS - RECOVERED_SECONDS} s (a replica took over the master's slots)`, `${late.length} answers in the last ${RECOVERED_SECONDS} s`);
+  } finally {
+    await Promise.all([clusterApi.close(), singleApi.close()]);
+  }
+}
+
+/** The Redis master holding the most stored lists: killing it takes the most pages away. */
+async function busiestServingMaster(cluster: LocalCluster, config: Config): Promise<RedisMember> {
+  const pattern = `${servingKeys(config.QUEUE_PREFIX).list(0, '').replace(/:0:$/, '')}:*`;
+  const counts = await Promise.all(
+    cluster.redis.map(async (member) => {
+      const redis = new Redis(member.url);
+      try {
+        if ((await redis.role())[0] !== 'master') return 0;
+        let [cursor, found] = ['0', 0];
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000);
+          [cursor, found] = [next, found + keys.length];
+        } while (cursor !== '0');
+        return found;
+      } finally {
+        redis.disconnect();
+      }
+    }),
+  );
+  return cluster.redis[counts.indexOf(Math.max(...counts))]!;
 }
 
 const snapshotRow = z.object({ rows: z.coerce.number(), profiles: z.coerce.number(), fingerprint: z.string() });

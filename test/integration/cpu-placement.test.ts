@@ -12,8 +12,8 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { ensureLocalStack } from '../../shared/local-stack/local-stack.ts';
-import { machineCpus } from '../../shared/process/cpu-affinity.ts';
-import { formatCpuList } from '../../shared/process/cpu-list.ts';
+import { machineCpus } from '../../shared/cpu-affinity.ts';
+import { formatCpuList } from '../../shared/cpu-list.ts';
 import { exitOf, runSoulgraph, spawnSoulgraph, waitFor } from '../support/child-process.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 

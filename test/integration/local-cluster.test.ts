@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue, Worker } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { migrate } from '../../shared/clickhouse/migrate.ts';
@@ -18,7 +19,10 @@ import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../../shared/config.ts';
 import { startLocalCluster, type LocalCluster } from '../../shared/local-stack/local-cluster.ts';
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
-import { redisConnection } from '../../shared/redis.ts';
+import { createRedis, redisConnection, servingRedisConnection } from '../../shared/redis.ts';
+import { encodeServedList, servingKeys } from '../../shared/serving.ts';
+import { createServedLists } from '../../api/recommend/served-lists.ts';
+import { createServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
 import { clusterReport } from '../../pipeline/cli/status.command.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
@@ -151,6 +155,52 @@ describe('soulgraph on a local cluster', () => {
     expect(kept!.n).toBe(150);
     const [blocks] = await ch.query(sql`SELECT count() AS n FROM chain_blocks FINAL`, countRow);
     expect(blocks!.n).toBe(15);
+  }, 60_000);
+
+  it('spreads the serving copy over the Redis masters, and answers a page from it as one Redis server does', async () => {
+    const standalone = parseConfig({ REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: `sg-cluster-${process.pid}` });
+    const serving = [config, standalone].map((c) => ({ config: c, writer: createServingWriter(c), reader: createRedis(servingRedisConnection(c, 'producer')) }));
+    const ids = Array.from({ length: 300 }, (_, i) => `s${i}`);
+    const at = (i: number) => ids[i % ids.length]!;
+    try {
+      for (const { writer } of serving) {
+        await writer.profiles(ids.map((id, i) => ({ profile_id: id, name: `Served ${i}`, avatar: '', updated_at: 10 })));
+        // Hashes of many followers in one call: on a cluster they are in many slots.
+        await writer.follows(
+          ids.flatMap((id, i) => [
+            { follower_profile_id: id, followee_profile_id: at(i + 2), updated_at: 10, active: 1 },
+            { follower_profile_id: id, followee_profile_id: at(i + 1), updated_at: 10, active: 0 },
+          ]),
+        );
+        await writer.lists(
+          ids.map((id, i) => ({ snapshotId: 7, profileId: id, text: encodeServedList({ m: 0, e: [[at(i + 1), 4, 0, at(i + 5)], [at(i + 2), 1, 0, ''], [at(i + 3), 1, 0, '']] }) })),
+        );
+      }
+      const [onCluster, onOneServer] = serving.map(({ config: c, reader }) => createServedLists(reader, c));
+      const page = await onCluster!.page(7, 's0', 0, 2);
+      expect(page).toEqual(await onOneServer!.page(7, 's0', 0, 2));
+      expect(page).toMatchObject({ hasNext: true, stored: 3, following: new Set(['s2']) });
+      expect(page!.rows.map((r) => r.candidate_id)).toEqual(['s1', 's2']);
+      expect(Object.fromEntries(page!.profiles)).toEqual({ s1: { name: 'Served 1', avatar: '' }, s2: { name: 'Served 2', avatar: '' }, s5: { name: 'Served 5', avatar: '' } });
+
+      // Every master holds some of the lists (300 keys over 3 masters), and each saves on request.
+      const masters = (serving[0]!.reader as Cluster).nodes('master');
+      const listKeys = (node: Redis) => node.keys(`${servingKeys(config.QUEUE_PREFIX).list(7, '')}*`).then((keys) => keys.length);
+      const perMaster = await Promise.all(masters.map(listKeys));
+      expect(perMaster.length).toBe(3);
+      expect(perMaster.every((n) => n > 0)).toBe(true);
+      expect(perMaster.reduce((a, b) => a + b)).toBe(ids.length);
+      const saves = (node: Redis) => node.info('persistence').then((info) => Number(/^rdb_saves:(\d+)/m.exec(info)?.[1]));
+      const before = await Promise.all(masters.map(saves));
+      await serving[0]!.writer.snapshot();
+      await expect.poll(async () => (await Promise.all(masters.map(saves))).every((n, i) => n > before[i]!), { timeout: 20_000 }).toBe(true);
+    } finally {
+      await Promise.all(serving.map(async ({ writer, reader }) => Promise.all([writer.close(), reader.quit()])));
+      const cleanup = new Redis(standalone.REDIS_URL!);
+      const keys = await cleanup.keys(`${standalone.QUEUE_PREFIX}:*`);
+      if (keys.length > 0) await cleanup.del(...keys);
+      await cleanup.quit();
+    }
   }, 60_000);
 
   it("moves the queues to a replica when their Redis master dies, and every job added before or after completes", async () => {

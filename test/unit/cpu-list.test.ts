@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { ConfigError } from '../../shared/config-error.ts';
-import { cpusOf } from '../../shared/process/cpu-affinity.ts';
-import { formatCpuList, parseCpuList } from '../../shared/process/cpu-list.ts';
+import { cpusOf } from '../../shared/cpu-affinity.ts';
+import { formatCpuList, parseCpuList } from '../../shared/cpu-list.ts';
 
 describe('a CPU list', () => {
   it('names single CPUs and ranges, each CPU once, ascending', () => {

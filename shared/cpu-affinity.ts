@@ -11,8 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { ConfigError } from '../config-error.ts';
-import { defaultSearchDirs, findExecutable, type Command } from '../local-stack/binaries.ts';
+import { ConfigError } from './config-error.ts';
+import { defaultSearchDirs, findExecutable, type Command } from './local-stack/binaries.ts';
 import { formatCpuList, parseCpuList } from './cpu-list.ts';
 
 /** Which side of a shared host a process serves. */
