@@ -96,12 +96,13 @@ async function startOnce(options: LocalClusterOptions, attempt: number): Promise
     started.push(zookeeper);
     const zooKeeperPort = Number(new URL(zookeeper.url).port);
     const layout = await clickHouseLayout(options.shards ?? 2, options.replicas ?? 2);
+    const addresses = layout.map((m): MemberAddress => ({ shard: m.shard, replica: m.replica, name: m.name, host: '127.0.0.1', tcpPort: m.ports.tcpPort }));
     const clickhouse = await Promise.all(
-      layout.map(async (member) => {
+      layout.map(async (member, i) => {
         const service = await startClickHouse({
           dir: join(dir, `clickhouse-${member.name}`),
           ports: member.ports,
-          extraConfigXml: clusterConfigXml(name, layout, member, zooKeeperPort),
+          extraConfigXml: clusterMemberConfigXml(name, addresses, addresses[i]!, { host: '127.0.0.1', port: zooKeeperPort }),
           log,
         });
         started.push(service);
@@ -129,16 +130,28 @@ async function clickHouseLayout(shards: number, replicas: number): Promise<Omit<
   return layout;
 }
 
+/** A ClickHouse member as the cluster's configs name it. */
+export interface MemberAddress {
+  shard: number;
+  replica: number;
+  /** The {replica} macro (s1r2). */
+  name: string;
+  host: string;
+  tcpPort: number;
+}
+
 /**
  * What makes one server a member: the cluster's shards and replicas (internal_replication:
  * a Distributed table writes each block to one replica and replication copies it), ZooKeeper,
- * its macros, and the queue of ON CLUSTER statements.
+ * its macros, and the queue of ON CLUSTER statements. The local cluster's members get it
+ * inside their config; docker-compose.cluster.yml's, as config.d files written from it
+ * (test/cluster/compose-cluster.ts).
  */
-function clusterConfigXml(name: string, layout: Omit<ClickHouseMember, 'url' | 'service'>[], member: Omit<ClickHouseMember, 'url' | 'service'>, zooKeeperPort: number): string {
-  const shards = [...new Set(layout.map((m) => m.shard))].map((shard) => {
-    const replicas = layout
+export function clusterMemberConfigXml(name: string, members: readonly MemberAddress[], member: MemberAddress, zooKeeper: { host: string; port: number }): string {
+  const shards = [...new Set(members.map((m) => m.shard))].map((shard) => {
+    const replicas = members
       .filter((m) => m.shard === shard)
-      .map((m) => `\n                <replica><host>127.0.0.1</host><port>${m.ports.tcpPort}</port></replica>`)
+      .map((m) => `\n                <replica><host>${xmlText(m.host)}</host><port>${m.tcpPort}</port></replica>`)
       .join('');
     return `\n            <shard>\n                <internal_replication>true</internal_replication>${replicas}\n            </shard>`;
   });
@@ -148,12 +161,12 @@ function clusterConfigXml(name: string, layout: Omit<ClickHouseMember, 'url' | '
         </${xmlText(name)}>
     </remote_servers>
     <zookeeper>
-        <node><host>127.0.0.1</host><port>${zooKeeperPort}</port></node>
+        <node><host>${xmlText(zooKeeper.host)}</host><port>${zooKeeper.port}</port></node>
         <session_timeout_ms>6000</session_timeout_ms>
     </zookeeper>
     <macros>
         <shard>${member.shard}</shard>
-        <replica>${member.name}</replica>
+        <replica>${xmlText(member.name)}</replica>
     </macros>
     <distributed_ddl>
         <path>/clickhouse/task_queue/ddl</path>
