@@ -18,17 +18,14 @@
  *
  *   BENCH_SIZES=10000,100000,1000000  BENCH_APP_FOLLOW_SCALE=9 (about 50 follows each)
  */
-import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../shared/clickhouse/client.ts';
 import { migrate } from '../shared/clickhouse/migrate.ts';
 import { identifier, sql } from '../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../shared/config.ts';
-import { recordKinds, type KindName } from '../shared/records/kinds.ts';
 import { generateWorld, type GeneratedKind } from '../pipeline/generate/world-generator.ts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -40,6 +37,7 @@ import { MATERIALIZE_STEPS_QUEUE } from '../shared/queues.ts';
 import { redisConnection, servingRedisUrl } from '../shared/redis.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
+import { loadDirectly } from './direct-load.ts';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const APP_FOLLOW_SCALE = Number(process.env.BENCH_APP_FOLLOW_SCALE ?? 9);
@@ -73,7 +71,7 @@ try {
     try {
       let inputRows = 0;
       for (const [kind, file] of Object.entries(manifest.files) as [GeneratedKind, { file: string }][]) {
-        const rows = await loadDirectly(ch, kind, path.join(dir, file.file));
+        const rows = await loadDirectly(ch, kind, path.join(dir, file.file), INGESTED_BEFORE_RUN_SECONDS);
         inputRows += rows;
         console.log(`  loaded ${rows.toLocaleString('en-US')} ${kind}`);
       }
@@ -123,25 +121,6 @@ try {
 
 function configFor(database: string): Config {
   return parseConfig({ ...process.env, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, CLICKHOUSE_DATABASE: database, QUEUE_PREFIX: database, LOG_LEVEL: 'warn' });
-}
-
-/** The bench measures the run, not ingestion: rows go straight into their tables, validated by their kind's schema. */
-async function loadDirectly(ch: ClickHouse, kind: KindName, file: string): Promise<number> {
-  const schema = recordKinds[kind].schema as z.ZodType<Record<string, unknown>>;
-  const ingestedAt = Math.floor(Date.now() / 1000) - INGESTED_BEFORE_RUN_SECONDS;
-  let batch: Record<string, unknown>[] = [];
-  let rows = 0;
-  // profile_identities is not loaded: the run reads profiles' addresses, the API reads identities.
-  const flush = async () => {
-    rows += await ch.insert(recordKinds[kind].table, batch);
-    batch = [];
-  };
-  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    batch.push({ ...schema.parse(JSON.parse(line)), ingested_at: ingestedAt });
-    if (batch.length === 200_000) await flush();
-  }
-  if (batch.length > 0) await flush();
-  return rows;
 }
 
 async function timeInputPass(ch: ClickHouse): Promise<number> {

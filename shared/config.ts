@@ -46,6 +46,13 @@ export const configSchema = z.object({
     .default('')
     .refine((v) => v === '' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v), 'must be a plain identifier (letters, digits, _)'),
 
+  /**
+   * On a cluster: every node's HTTP address (comma-separated), for the nightly run to spread
+   * its buckets over (bucket b on node b mod n: pipeline/materialize/bucket-nodes.ts). Unset:
+   * every bucket runs on CLICKHOUSE_URL's node.
+   */
+  CLICKHOUSE_NODE_URLS: csvList.pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be http:// or https:// URLs, comma-separated' }))),
+
   /** Unset: the local stack starts a private redis-server. */
   REDIS_URL: optionalUrl(/^rediss?$/, 'redis:// or rediss://'),
   /**
@@ -380,6 +387,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (result.success) {
     const config = result.data;
     // The local stack starts one plain server, which has no cluster to run ON CLUSTER statements on.
+    if (config.CLICKHOUSE_NODE_URLS.length > 0 && !config.CLICKHOUSE_CLUSTER) {
+      throw new ConfigError('Invalid setting CLICKHOUSE_NODE_URLS: the nodes of a cluster, so it needs CLICKHOUSE_CLUSTER');
+    }
     if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
       throw new ConfigError(`Invalid setting CLICKHOUSE_CLUSTER (${JSON.stringify(config.CLICKHOUSE_CLUSTER)}): needs CLICKHOUSE_URL, the address of a node of that cluster`);
     }

@@ -19,6 +19,8 @@ export interface BucketResult {
   bucket: number;
   rows: number;
   profiles: number;
+  /** The node that computed it (pipeline/materialize/bucket-nodes.ts), when buckets are spread. */
+  node?: string;
   /** Set by the bucket job: seconds computing the rows, and publishing the lists (serving copy). */
   computeSeconds?: number;
   publishSeconds?: number;

@@ -11,6 +11,7 @@ import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { materializeStepJobSchema, type MaterializeStepJob } from '../../shared/queues.ts';
 import { computeBucket, type BucketResult } from './bucket.ts';
+import type { BucketNodes } from './bucket-nodes.ts';
 import { bucketQuerySettings } from './bucket-settings.ts';
 import type { RunResult } from './materialize-run.ts';
 import { writeProfileTags } from './profile-tags.ts';
@@ -28,6 +29,8 @@ export interface StepDeps {
   clickhouse: ClickHouse;
   logger: Logger;
   serving: ServingWriter;
+  /** Which node computes a bucket (bucket-nodes.ts); default: clickhouse's. */
+  nodes?: BucketNodes;
 }
 
 type StepResult = BucketResult | RunResult | { tags: true } | { mirrored: MirrorSyncResult };
@@ -60,8 +63,10 @@ function mirrorSyncOptions(config: Config) {
 
 /** A bucket's rows, then its profiles' lists in the serving copy (before the snapshot is ready, so no reader misses them). */
 async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, { step: 'bucket' }>): Promise<BucketResult> {
-  const { clickhouse: ch, config } = deps;
+  const { config } = deps;
   const { snapshotId, bucket, buckets } = step;
+  const node = (await deps.nodes?.forBucket(bucket)) ?? { client: deps.clickhouse };
+  const ch = node.client;
   const started = performance.now();
   const result = await computeBucket(ch, snapshotId, bucket, buckets, scoringParams(config), await bucketQuerySettings(ch, config));
   const computed = performance.now();
@@ -71,7 +76,7 @@ async function bucketAndServe(deps: StepDeps, step: Extract<MaterializeStepJob, 
   );
   const settings = materializeQuerySettings(config);
   await publishLists(ch, deps.serving, snapshotId, sql`bucket = ${bucket}`, config.SERVING_DEPTH, members.map((m) => m.profile_id), settings);
-  return { ...result, computeSeconds: (computed - started) / 1000, publishSeconds: (performance.now() - computed) / 1000 };
+  return { ...result, ...(node.address ? { node: node.address } : {}), computeSeconds: (computed - started) / 1000, publishSeconds: (performance.now() - computed) / 1000 };
 }
 
 async function completeSnapshot(deps: StepDeps, job: Job, step: Extract<MaterializeStepJob, { step: 'complete' }>): Promise<RunResult> {

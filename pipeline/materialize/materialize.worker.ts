@@ -12,6 +12,7 @@ import { createServingWriter } from '../serving/serving-writer.ts';
 import { processColdStart } from './cold-start.ts';
 import { processRun } from './materialize-run.ts';
 import { processStep } from './materialize-steps.ts';
+import { bucketNodes } from './bucket-nodes.ts';
 
 export interface MaterializeWorkerDeps {
   config: Config;
@@ -37,6 +38,7 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
   const { config, connection } = deps;
   const prefix = config.QUEUE_PREFIX;
   const serving = createServingWriter(config);
+  const nodes = bucketNodes(config, deps.clickhouse);
   const steps = new Queue(MATERIALIZE_STEPS_QUEUE, { connection, prefix });
   const flows = new FlowProducer({ connection, prefix });
   const runs = new Queue(MATERIALIZE_QUEUE, { connection, prefix });
@@ -50,7 +52,7 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
     lockDuration: LOCK_MS,
     name: 'soulgraph-materialize',
   });
-  const stepWorker = new Worker(MATERIALIZE_STEPS_QUEUE, (job) => processStep({ ...deps, serving }, job), {
+  const stepWorker = new Worker(MATERIALIZE_STEPS_QUEUE, (job) => processStep({ ...deps, serving, nodes }, job), {
     connection,
     prefix,
     concurrency: config.MATERIALIZE_CONCURRENCY,
@@ -72,6 +74,7 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
       await flows.close();
       await steps.close();
       await serving.close();
+      await nodes.close();
     },
   };
 }

@@ -13,6 +13,7 @@ import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, interm
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
 import { scoringFitSql } from './scoring-fit.ts';
+import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 import type { CallerFacts } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
@@ -76,6 +77,8 @@ export async function buildWorkingSet(
     onStep(table);
     await ch.command(statements[table], settings);
   });
+  // Buckets may run on any node (bucket-nodes.ts), each from its own replica of these tables.
+  await awaitReplication(ch, WORKING_TABLES);
   const rows = await rowsPerTable(ch, snapshotId);
   return { profiles: rows.mat_profiles ?? 0, asOf, rows };
 }

@@ -64,7 +64,9 @@ export interface ServingWriter {
 const LISTS_PER_TRIP = 2_000;
 
 export function createServingWriter(config: Config): ServingWriter {
-  const redis = createRedis({ ...servingRedisConnection(config, 'worker'), lazyConnect: false, enableAutoPipelining: true });
+  const options = servingRedisConnection(config, 'worker');
+  // Auto-pipelining only on a cluster, where the writes' keys are spread over the masters.
+  const redis = createRedis({ ...options, lazyConnect: false, enableAutoPipelining: options.clusterNodes !== undefined });
   const setIfNewer = hsetIfNewer(redis);
   const keys = servingKeys(config.QUEUE_PREFIX);
   const ttl = config.SERVING_LIST_TTL_SECONDS;
@@ -89,10 +91,20 @@ export function createServingWriter(config: Config): ServingWriter {
       return setIfNewer.packed(groups.map((g) => ({ hash: keys.following(g.follower), count: g.count, packed: g.packed })));
     },
     async lists(lists) {
-      // Issued together, the SETs leave as one pipeline per server (auto-pipelining: on a
-      // cluster, one per master their keys are on).
       for (let i = 0; i < lists.length; i += LISTS_PER_TRIP) {
-        await Promise.all(lists.slice(i, i + LISTS_PER_TRIP).map((l) => redis.set(keys.list(l.snapshotId, l.profileId), l.text, 'EX', ttl)));
+        const batch = lists.slice(i, i + LISTS_PER_TRIP);
+        const set = (l: StoredList) => [keys.list(l.snapshotId, l.profileId), l.text, 'EX', ttl] as const;
+        // A cluster pipeline takes one master's keys: issued together, the SETs are
+        // auto-pipelined, one pipeline per master their keys are on.
+        if (redis instanceof Cluster) {
+          await Promise.all(batch.map((l) => redis.set(...set(l))));
+          continue;
+        }
+        const pipeline = redis.pipeline();
+        for (const l of batch) pipeline.set(...set(l));
+        const results = await pipeline.exec();
+        const failed = results?.find(([error]) => error);
+        if (failed) throw failed[0];
       }
     },
     async snapshot() {

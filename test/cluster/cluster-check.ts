@@ -95,6 +95,8 @@ async function main(): Promise<void> {
       CLICKHOUSE_CLUSTER: cluster.name,
       CLICKHOUSE_DATABASE: DATABASE,
       REDIS_CLUSTER_NODES: cluster.redisClusterNodes,
+      // The nightly run spreads its buckets over every node (one of which it kills mid-run).
+      CLICKHOUSE_NODE_URLS: cluster.clickhouse.map((m) => m.url).join(','),
       ...API_SETTINGS,
     });
     const singleConfig = parseConfig({
@@ -255,6 +257,10 @@ async function materialize(config: Config, where: string, disruption?: Disruptio
     const failed = view.buckets.filter((b) => b.state !== 'done').length;
     check(view.state === 'done', `the nightly run on ${where} made snapshot ${view.snapshotId}`, `${view.buckets.length} buckets, ${failed} not done${view.error ? `: ${view.error}` : ''}`);
     if (disruption) check(disrupted !== undefined, 'a ClickHouse replica was killed mid-run');
+    if (config.CLICKHOUSE_NODE_URLS.length > 0) {
+      const perNode = view.buckets.reduce((m, b) => m.set(b.result?.node ?? '?', (m.get(b.result?.node ?? '?') ?? 0) + 1), new Map<string, number>());
+      check(perNode.size >= 2 && !perNode.has('?'), `the nightly run on ${where} spread its buckets over the nodes`, [...perNode].map(([node, n]) => `${node}: ${n}`).join(', '));
+    }
   } finally {
     await closeWorkers(workers, `the nightly run on ${where}`, disruption !== undefined);
   }

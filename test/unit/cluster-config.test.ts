@@ -6,7 +6,7 @@ import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { partsTableName, partsTarget } from '../../shared/clickhouse/cluster-schema.ts';
 import { parseConfig } from '../../shared/config.ts';
-import { createRedis, redisConnection } from '../../shared/redis.ts';
+import { createRedis, redisConnection, servingRedisConnection } from '../../shared/redis.ts';
 
 describe('cluster settings', () => {
   it('runs on one server when neither is set', () => {
@@ -32,6 +32,21 @@ describe('cluster settings', () => {
     expect(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000' }).QUEUE_PREFIX).toBe('{soulgraph}');
     expect(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', QUEUE_PREFIX: 'acme' }).QUEUE_PREFIX).toBe('{acme}');
     expect(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', QUEUE_PREFIX: '{acme}:prod' }).QUEUE_PREFIX).toBe('{acme}:prod');
+  });
+
+  it('reads every node of a ClickHouse cluster from CLICKHOUSE_NODE_URLS, and refuses them without the cluster or as anything but URLs', () => {
+    const cluster = { CLICKHOUSE_URL: 'http://ch-1:8123', CLICKHOUSE_CLUSTER: 'soulgraph' };
+    expect(parseConfig({ ...cluster, CLICKHOUSE_NODE_URLS: 'http://ch-1:8123, https://ch-2:8443' }).CLICKHOUSE_NODE_URLS).toEqual(['http://ch-1:8123', 'https://ch-2:8443']);
+    expect(() => parseConfig({ CLICKHOUSE_NODE_URLS: 'http://ch-1:8123' })).toThrow(/Invalid setting CLICKHOUSE_NODE_URLS: .*needs CLICKHOUSE_CLUSTER/);
+    expect(() => parseConfig({ ...cluster, CLICKHOUSE_NODE_URLS: 'ch-2:8123' })).toThrow(/Invalid setting CLICKHOUSE_NODE_URLS/);
+  });
+
+  it("keeps the serving copy on the Redis Cluster unless SERVING_REDIS_URL names a server of its own", () => {
+    const onCluster = servingRedisConnection(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000' }), 'producer');
+    expect(onCluster.clusterNodes).toEqual([{ host: 'r', port: 7000 }]);
+    const apart = servingRedisConnection(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', SERVING_REDIS_URL: 'redis://cache:6380' }), 'producer');
+    expect(apart).toMatchObject({ host: 'cache', port: 6380 });
+    expect(apart.clusterNodes).toBeUndefined();
   });
 
   it('refuses a ClickHouse cluster name that is not a plain identifier', () => {

@@ -43,6 +43,7 @@ describe('docker-compose.cluster.yml', () => {
       expect(COMPOSE_MEMBERS.map((m) => `http://${m.host}:8123`)).toContain(config.CLICKHOUSE_URL);
       expect(config.SERVING_REDIS_URL, `${name}: the serving copy stays on the cluster`).toBeUndefined();
       for (const node of config.REDIS_CLUSTER_NODES) expect(redisNodes).toContain(node.host);
+      expect(config.CLICKHOUSE_NODE_URLS, `${name}: buckets spread over every member`).toEqual(COMPOSE_MEMBERS.map((m) => `http://${m.host}:8123`));
     }
   });
 

@@ -1,0 +1,39 @@
+/**
+ * Where the nightly run computes each bucket. On a cluster with CLICKHOUSE_NODE_URLS, bucket
+ * b runs on node b mod n: every node holds the whole working set (the mat_* tables are
+ * replicated to all, docs/cluster.md), so each computes its buckets from local tables and
+ * writes through the Distributed `recommendations`, and the nodes share the run's work. A
+ * node that does not answer leaves its buckets to the next one. Otherwise every bucket runs
+ * where CLICKHOUSE_URL points.
+ */
+import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { Config } from '../../shared/config.ts';
+
+export interface BucketNode {
+  client: ClickHouse;
+  /** host:port of the node, when CLICKHOUSE_NODE_URLS named it (a bucket's result reports it). */
+  address?: string;
+}
+
+export interface BucketNodes {
+  /** The node that computes `bucket`: its own, or while that one does not answer, the next that does. */
+  forBucket(bucket: number): Promise<BucketNode>;
+  close(): Promise<void>;
+}
+
+export function bucketNodes(config: Config, main: ClickHouse): BucketNodes {
+  const nodes = config.CLICKHOUSE_NODE_URLS.map((url) => ({ client: createClickHouse({ ...config, CLICKHOUSE_URL: url }), address: new URL(url).host }));
+  return {
+    async forBucket(bucket) {
+      // A dead node's buckets move to the next node (a retried bucket job asks again).
+      for (let i = 0; i < nodes.length; i++) {
+        const node = nodes[(bucket + i) % nodes.length]!;
+        if (await node.client.ping().catch(() => false)) return node;
+      }
+      return { client: main };
+    },
+    close: async () => {
+      await Promise.all(nodes.map((node) => node.client.close()));
+    },
+  };
+}
