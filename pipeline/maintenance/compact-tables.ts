@@ -2,18 +2,72 @@
  * Forces the merges that make ReplacingMergeTree drop superseded rows, so reads with
  * FINAL stay cheap. ClickHouse merges in the background anyway; this bounds how long
  * duplicates from re-ingestion linger.
+ *
+ * On a cluster a sharded table's parts live in each shard's `<name>_local`, and 18.16 answers
+ * an OPTIMIZE that reaches a replica other than the table's replication leader (ON CLUSTER,
+ * or forwarded) with "Unknown log entry type: 0" (measured): the statement goes to each
+ * shard's leader among CLICKHOUSE_NODE_URLS, whose replicas then apply the merge from the
+ * replication log. A table replicated to every node has one leader, optimized once.
  */
+import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import { placementOf, partsTableName } from '../../shared/clickhouse/cluster-schema.ts';
+import { nodeClients, replicationLeaders } from '../../shared/clickhouse/node-clients.ts';
+import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
+import type { Config } from '../../shared/config.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
 
 export const COMPACTED_TABLES = [
   ...new Set([...Object.values(recordKinds).map((k) => k.table), 'profile_identities', 'sbt_mints_by_owner', 'ingest_rejects']),
 ];
 
-export async function compactTables(ch: ClickHouse, onTable: (table: string) => void = () => {}): Promise<void> {
-  for (const table of COMPACTED_TABLES) {
-    await ch.command(sql`OPTIMIZE TABLE ${identifier(table)} FINAL`);
-    onTable(table);
+const optimize = (ch: ClickHouse, table: string) => ch.command(sql`OPTIMIZE TABLE ${identifier(partsTableName(ch, table))} FINAL`);
+
+export async function compactTables(ch: ClickHouse, config: Config, onTable: (table: string) => void = () => {}): Promise<void> {
+  if (!ch.cluster) {
+    for (const table of COMPACTED_TABLES) {
+      await optimize(ch, table);
+      onTable(table);
+    }
+    return;
   }
+  if (config.CLICKHOUSE_NODE_URLS.length === 0) {
+    throw new Error("compaction on a cluster runs on one node of each shard: set CLICKHOUSE_NODE_URLS to every node's HTTP address (docs/cluster.md)");
+  }
+  const nodes = nodeClients(config);
+  try {
+    const [shards] = await ch.query(sql`SELECT uniqExact(shard_num) AS n FROM system.clusters WHERE cluster = ${ch.cluster}`, z.object({ n: z.coerce.number() }));
+    for (const table of COMPACTED_TABLES) {
+      // The leader lists the parts to merge: first it must hold every part its peers took.
+      await awaitReplication(ch, [table]);
+      const leaders = await replicationLeaders(nodes, ch.database, partsTableName(ch, table));
+      const expected = placementOf(table).kind === 'sharded' ? shards!.n : 1;
+      if (leaders.length !== expected) {
+        throw new Error(`compaction of ${table}: ${leaders.length} of the ${expected} replication leaders answered among CLICKHOUSE_NODE_URLS`);
+      }
+      for (const leader of leaders) await optimizeMergeablePartitions(leader.client, table);
+      onTable(table);
+    }
+  } finally {
+    await Promise.all(nodes.map((node) => node.client.close()));
+  }
+}
+
+const partitionRow = z.object({ partition_id: z.string() });
+
+/**
+ * On a replication leader, each partition that has parts to merge. 18.16 answers an OPTIMIZE
+ * that finds nothing to merge in a Replicated table (an empty table, a partition of one part)
+ * with "Unknown log entry type: 0" (measured on the local cluster).
+ */
+async function optimizeMergeablePartitions(leader: ClickHouse, table: string): Promise<void> {
+  const local = partsTableName(leader, table);
+  const partitions = await leader.query(
+    sql`SELECT partition_id FROM system.parts WHERE database = ${leader.database} AND table = ${local} AND active
+        GROUP BY partition_id HAVING count() > 1 ORDER BY partition_id`,
+    partitionRow,
+  );
+  // In the query log, as the nightly run's statements are: an operator sees when it ran where.
+  for (const { partition_id } of partitions) await leader.command(sql`OPTIMIZE TABLE ${identifier(local)} PARTITION ID ${partition_id} FINAL`, { log_queries: 1 });
 }

@@ -6,7 +6,8 @@
  * node that does not answer leaves its buckets to the next one. Otherwise every bucket runs
  * where CLICKHOUSE_URL points.
  */
-import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
+import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import { nodeClients } from '../../shared/clickhouse/node-clients.ts';
 import type { Config } from '../../shared/config.ts';
 
 export interface BucketNode {
@@ -22,7 +23,7 @@ export interface BucketNodes {
 }
 
 export function bucketNodes(config: Config, main: ClickHouse): BucketNodes {
-  const nodes = config.CLICKHOUSE_NODE_URLS.map((url) => ({ client: createClickHouse({ ...config, CLICKHOUSE_URL: url }), address: new URL(url).host }));
+  const nodes = nodeClients(config);
   return {
     async forBucket(bucket) {
       // A dead node's buckets move to the next node (a retried bucket job asks again).

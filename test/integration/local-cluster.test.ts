@@ -24,6 +24,7 @@ import { encodeServedList, servingKeys } from '../../shared/serving.ts';
 import { createServedLists } from '../../api/recommend/served-lists.ts';
 import { createServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
+import { COMPACTED_TABLES, compactTables } from '../../pipeline/maintenance/compact-tables.ts';
 import { clusterReport } from '../../pipeline/cli/status.command.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
 import { numberedTransaction } from '../fixtures/transactions.ts';
@@ -201,6 +202,48 @@ describe('soulgraph on a local cluster', () => {
       if (keys.length > 0) await cleanup.del(...keys);
       await cleanup.quit();
     }
+  }, 60_000);
+
+  it('waits for no replica of a table nothing was ever written to', async () => {
+    const started = Date.now();
+    await awaitReplication(ch, ['sbt_issuers', 'ingest_rejects'], { timeoutMs: 10_000 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('compacts each shard once, on its node from CLICKHOUSE_NODE_URLS, and refuses to guess without them', async () => {
+    await ch.insert('profiles', profiles(7000, 40, 1));
+    await ch.insert('profiles', profiles(7000, 40, 2));
+    const done: string[] = [];
+    await compactTables(ch, { ...config, CLICKHOUSE_NODE_URLS: cluster.clickhouse.map((m) => m.url) }, (table) => done.push(table));
+    expect(done).toEqual(COMPACTED_TABLES);
+    await awaitReplication(ch, ['profiles']);
+    // Without FINAL: every replica holds each profile once, the newer version.
+    const versions = z.object({ n: z.coerce.number(), profiles: z.coerce.number(), newest: z.coerce.number() });
+    for (const member of cluster.clickhouse) {
+      const [row] = await onNode(member, (node) =>
+        node.query(sql`SELECT count() AS n, uniqExact(profile_id) AS profiles, toUInt32(min(updated_at)) AS newest FROM ${identifier('profiles_local')} WHERE toUInt32OrZero(substring(profile_id, 2)) BETWEEN 7000 AND 7039`, versions),
+      );
+      expect(row!.n, member.name).toBe(row!.profiles);
+      expect(row!.newest, member.name).toBe(2);
+    }
+    // Once per shard: on one node of each (its replication leader), none on the others.
+    const optimized = await Promise.all(
+      cluster.clickhouse.map((member) =>
+        onNode(member, async (node) => {
+          await node.command(sql`SYSTEM FLUSH LOGS`);
+          // A node that logged no statement has no query_log table.
+          const [logged] = await node.query(sql`SELECT count() AS n FROM system.tables WHERE database = 'system' AND name = 'query_log'`, countRow);
+          if (logged!.n === 0) return { shard: member.shard, n: 0 };
+          const [row] = await node.query(
+            sql`SELECT count() AS n FROM system.query_log WHERE type = 2 AND startsWith(query, 'OPTIMIZE TABLE') AND position(query, 'profiles_local') > 0`,
+            countRow,
+          );
+          return { shard: member.shard, n: row!.n };
+        }),
+      ),
+    );
+    for (const shard of [1, 2]) expect(optimized.filter((o) => o.shard === shard).map((o) => o.n).sort()).toEqual([0, 1]);
+    await expect(compactTables(ch, config)).rejects.toThrow(/set CLICKHOUSE_NODE_URLS/);
   }, 60_000);
 
   it("moves the queues to a replica when their Redis master dies, and every job added before or after completes", async () => {
