@@ -1,8 +1,8 @@
 /**
  * Reads one page of a caller's recommendations from the serving copy in Redis
- * (shared/serving.ts) in one round trip (two on a Redis Cluster): a Lua script (api/recommend/served-page.lua) slices the
- * stored list and looks up, in the same step, the names of everyone on the page and whom of
- * them the caller follows. The answer is data; the route encodes it as it encodes a page
+ * (shared/serving.ts) in one round trip (two on a Redis Cluster): a Lua script
+ * (api/recommend/served-page.lua) slices the stored list and looks up, in the same step, the
+ * names of everyone on the page and whom of them the caller follows. The answer is data; the route encodes it as it encodes a page
  * read from ClickHouse (api/recommend/recommendation-list.ts).
  */
 import { readFileSync } from 'node:fs';
