@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
+import { cpusOf } from './cpu-affinity.ts';
 import { parseCpuList } from './cpu-list.ts';
 
 export { ConfigError };
@@ -417,7 +418,10 @@ function withoutCredentials(value: string): string {
 /** For process entry points: the config, or exit(1) after one clear line on stderr. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   try {
-    return parseConfig(env);
+    const config = parseConfig(env);
+    // A CPU split this machine cannot honour stops the process here, as any bad setting does.
+    for (const side of ['ingestion', 'api'] as const) cpusOf(side, config.INGEST_CPUS);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`soulgraph: ${error.message}\n`);

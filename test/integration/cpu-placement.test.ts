@@ -104,9 +104,15 @@ describe.runIf(process.platform === 'linux' && cpus.length >= 2)('a host split b
     }
   }, 90_000);
 
-  it('refuses a split that leaves the API no CPU, naming the setting', async () => {
-    const result = await runSoulgraph(['workers', '--kinds', 'transactions'], { ...env.env, INGEST_CPUS: formatCpuList(cpus) });
-    expect(result.code).toBe(2);
-    expect(result.output).toContain(`INGEST_CPUS=${formatCpuList(cpus)} takes every CPU of this machine`);
+  it('stops the workers and the API with one line naming the setting when the split leaves the API no CPU', async () => {
+    const settings = { ...env.env, INGEST_CPUS: formatCpuList(cpus) };
+    const line = `soulgraph: INGEST_CPUS=${formatCpuList(cpus)} takes every CPU of this machine (${formatCpuList(cpus)}): leave at least one for the API\n`;
+    const workers = await runSoulgraph(['workers', '--kinds', 'transactions'], settings);
+    expect(workers).toEqual({ code: 1, output: line });
+    const api = spawn(process.execPath, [fileURLToPath(new URL('../../bin/run.js', import.meta.url)), 'api/server/server.ts'], { env: { ...process.env, ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    api.stderr.on('data', (d) => (stderr += d));
+    expect((await exitOf(api)).code).toBe(1);
+    expect(stderr).toBe(line);
   }, 60_000);
 });
