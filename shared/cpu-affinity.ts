@@ -34,8 +34,8 @@ export function cpusOf(side: CpuSide, ingestCpus: readonly number[] | undefined,
 
 /**
  * Confines this process to its side's CPUs when INGEST_CPUS splits the host; else does nothing.
- * Each entry point calls it first (before its heavier imports), so that even its start-up
- * work stays off the other side's CPUs.
+ * Each entry point calls it first; the CLI before its command's modules load, so that even
+ * an ingest's start-up stays off the API's CPUs.
  */
 export function confineToSide(side: CpuSide, ingestCpus: readonly number[] | undefined): void {
   const cpus = cpusOf(side, ingestCpus);
