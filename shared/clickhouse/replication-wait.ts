@@ -20,25 +20,26 @@ export interface ReplicationWait {
   pollMs?: number;
 }
 
-const behindRow = z.object({ behind: z.coerce.number() });
+const replicaRow = z.object({
+  path: z.string(),
+  log_max_index: z.coerce.number(),
+  log_pointer: z.coerce.number(),
+  inserts_in_queue: z.coerce.number(),
+});
+export type ReplicaState = z.infer<typeof replicaRow>;
 
 /** Resolves once every answering replica of these tables has fetched every insert logged so far; throws at the timeout. */
 export async function awaitReplication(ch: ClickHouse, tables: readonly string[], options: ReplicationWait = {}): Promise<void> {
   if (!ch.cluster || tables.length === 0) return;
   const hosts = await clusterHosts(ch);
-  const locals = tables.map((table) => partsTableName(ch, table));
+  const which = sql`table IN ${inList(tables.map((table) => partsTableName(ch, table)))}`;
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   for (;;) {
-    const behind = await Promise.all(hosts.map((host) => replicasBehind(ch, host, locals)));
-    if (behind.every((n) => n === 0)) return;
-    if (Date.now() > deadline) throw new Error(`replicas of ${tables.join(', ')} still ${behind.reduce((a, b) => a + b, 0)} log entries behind after ${(options.timeoutMs ?? 120_000) / 1000} s`);
+    const behind = entriesBehind(await Promise.all(hosts.map((host) => replicaStates(ch, host, which))));
+    if (behind.every((n) => (n ?? 0) === 0)) return;
+    if (Date.now() > deadline) throw new Error(`replicas of ${tables.join(', ')} still ${behind.reduce((a: number, b) => a + (b ?? 0), 0)} log entries behind after ${(options.timeoutMs ?? 120_000) / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
   }
-}
-
-/** Log entries and queued fetches this node's replicas of the tables have still to apply; 0 when it cannot be reached. */
-async function replicasBehind(ch: ClickHouse, address: string, tables: readonly string[]): Promise<number> {
-  return (await unlessUnreachable(logEntriesBehind(ch, address, sql`table IN ${inList(tables)}`), undefined)) ?? 0;
 }
 
 export interface NodeLag extends ClusterNode {
@@ -48,25 +49,40 @@ export interface NodeLag extends ClusterNode {
 
 /** Every node of the cluster with how far behind its replicas are (`soulgraph status`). */
 export async function replicationLagByNode(ch: ClickHouse): Promise<NodeLag[]> {
-  return Promise.all(
-    (await clusterNodes(ch)).map(async (node) => ({ ...node, behind: await unlessUnreachable(logEntriesBehind(ch, node.address, sql`1`), undefined) })),
+  const nodes = await clusterNodes(ch);
+  const behind = entriesBehind(await Promise.all(nodes.map((node) => replicaStates(ch, node.address, sql`1`))));
+  return nodes.map((node, i) => ({ ...node, behind: behind[i] }));
+}
+
+/** This node's replicas of the tables `which` selects; undefined when the node cannot be reached. */
+async function replicaStates(ch: ClickHouse, address: string, which: SqlFragment): Promise<ReplicaState[] | undefined> {
+  return unlessUnreachable(
+    ch.query(
+      sql`SELECT zookeeper_path AS path, log_max_index, log_pointer, inserts_in_queue
+          FROM remote(${address}, system, replicas)
+          WHERE database = ${ch.database} AND ${which}`,
+      replicaRow,
+    ),
+    undefined,
   );
 }
 
 /**
- * A replica is behind by the log entries it has not copied (log_pointer is the next one it
- * will copy) plus the fetches queued. A table whose log is empty shows log_max_index 0 and
- * log_pointer 0, as does one whose first entry this replica has not copied yet: taken as
- * not behind (measured on 18.16; counted as one entry, a wait on a table never written to,
- * such as an empty profile_tags, never ended). So a wait right after a table's very first
- * insert can return before every replica has it.
+ * Per node, the log entries its replicas have not copied yet plus the fetches they have
+ * queued (undefined for a node that did not answer). A replicated table's log holds
+ * log_max_index + 1 entries, but an empty log shows log_max_index 0 too (measured on 18.16:
+ * counted as one entry, a wait on a table never written to, such as an empty profile_tags,
+ * never ended). So a log counts as empty only while none of its replicas, on any node, has
+ * copied an entry; a replica that has not copied the first entry a peer has is behind.
  */
-async function logEntriesBehind(ch: ClickHouse, address: string, tables: SqlFragment): Promise<number> {
-  const [row] = await ch.query(
-    sql`SELECT toUInt64(sum(inserts_in_queue + if(log_max_index = 0 AND log_pointer = 0, 0, greatest(toInt64(log_max_index) + 1 - toInt64(log_pointer), 0)))) AS behind
-        FROM remote(${address}, system, replicas)
-        WHERE database = ${ch.database} AND ${tables}`,
-    behindRow,
+export function entriesBehind(perNode: readonly (ReplicaState[] | undefined)[]): (number | undefined)[] {
+  const logLength = new Map<string, number>();
+  for (const replica of perNode.flat()) {
+    if (!replica) continue;
+    const written = replica.log_pointer > 0 || replica.log_max_index > 0;
+    logLength.set(replica.path, Math.max(logLength.get(replica.path) ?? 0, written ? replica.log_max_index + 1 : 0, replica.log_pointer));
+  }
+  return perNode.map((replicas) =>
+    replicas?.reduce((sum, r) => sum + r.inserts_in_queue + Math.max((logLength.get(r.path) ?? 0) - r.log_pointer, 0), 0),
   );
-  return row?.behind ?? 0;
 }
