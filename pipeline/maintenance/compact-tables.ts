@@ -3,11 +3,13 @@
  * FINAL stay cheap. ClickHouse merges in the background anyway; this bounds how long
  * duplicates from re-ingestion linger.
  *
- * On a cluster a sharded table's parts live in each shard's `<name>_local`, and 18.16 answers
- * an OPTIMIZE that reaches a replica other than the table's replication leader (ON CLUSTER,
- * or forwarded) with "Unknown log entry type: 0" (measured): the statement goes to each
- * shard's leader among CLICKHOUSE_NODE_URLS, whose replicas then apply the merge from the
- * replication log. A table replicated to every node has one leader, optimized once.
+ * On a cluster a sharded table's parts live in each shard's `<name>_local`. The statement goes
+ * to each shard's replication leader among CLICKHOUSE_NODE_URLS (another replica forwards it
+ * there), whose replicas then apply the merge from the replication log; a table replicated
+ * to every node has one leader, optimized once. It goes partition by partition, only where
+ * there are parts to merge: 18.16 answers an OPTIMIZE that finds nothing to merge in a
+ * Replicated table with "Unknown log entry type: 0" (measured), which rules out OPTIMIZE ...
+ * ON CLUSTER and a whole-table OPTIMIZE alike.
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
