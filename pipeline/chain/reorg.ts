@@ -12,8 +12,8 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { clusterHosts, unlessUnreachable } from '../../shared/clickhouse/cluster-hosts.ts';
-import { partsTarget } from '../../shared/clickhouse/cluster-schema.ts';
+import { everyNode, unlessUnreachable } from '../../shared/clickhouse/cluster-hosts.ts';
+import { alterOnEveryShard } from '../../shared/clickhouse/cluster-schema.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { PublicClient } from 'viem';
 import { fetchBlock } from './fetch-range.ts';
@@ -41,18 +41,14 @@ export async function deleteBlockSpan(ch: ClickHouse, chainId: number, span: Blo
     sql`SELECT contract, token_id FROM sbt_mint_sources FINAL WHERE chain_id = ${chainId} AND ${within('block_number')}`,
     tokenKey,
   );
-  const mutations: SqlFragment[] = BLOCK_TABLES.map(
-    (table) => sql`ALTER TABLE ${partsTarget(ch, table)} DELETE WHERE chain_id = ${chainId} AND ${within('block_number')}`,
-  );
+  const mutations: [table: string, where: SqlFragment][] = BLOCK_TABLES.map((table) => [table, sql`chain_id = ${chainId} AND ${within('block_number')}`]);
   for (let i = 0; i < tokens.length; i += 500) {
     const keys = inList(tokens.slice(i, i + 500).map((t) => inList([t.contract, t.token_id])));
-    for (const table of ['sbt_mints', 'sbt_mints_by_owner']) {
-      mutations.push(sql`ALTER TABLE ${partsTarget(ch, table)} DELETE WHERE chain_id = ${chainId} AND (contract, token_id) IN ${keys}`);
-    }
+    for (const table of ['sbt_mints', 'sbt_mints_by_owner']) mutations.push([table, sql`chain_id = ${chainId} AND (contract, token_id) IN ${keys}`]);
   }
-  mutations.push(sql`ALTER TABLE ${partsTarget(ch, 'sbt_mint_sources')} DELETE WHERE chain_id = ${chainId} AND ${within('block_number')}`);
-  mutations.push(sql`ALTER TABLE ${partsTarget(ch, 'chain_blocks')} DELETE WHERE chain_id = ${chainId} AND ${within('number')}`);
-  for (const mutation of mutations) await ch.command(mutation);
+  mutations.push(['sbt_mint_sources', sql`chain_id = ${chainId} AND ${within('block_number')}`]);
+  mutations.push(['chain_blocks', sql`chain_id = ${chainId} AND ${within('number')}`]);
+  for (const [table, where] of mutations) await alterOnEveryShard(ch, table, (target) => sql`ALTER TABLE ${target} DELETE WHERE ${where}`);
   await waitForMutations(ch);
 }
 
@@ -63,7 +59,7 @@ export async function waitForMutations(ch: ClickHouse, timeoutMs = 120_000): Pro
   const deadline = Date.now() + timeoutMs;
   // A node that cannot be reached is left out: it runs the mutation from the replication log once it is back.
   const pendingOnEachNode = ch.cluster
-    ? async () => Promise.all((await clusterHosts(ch)).map((host) => unlessUnreachable(pendingMutations(ch, sql`remote(${host}, system, mutations)`), 0)))
+    ? async () => Promise.all((await everyNode(ch)).map((node) => unlessUnreachable(pendingMutations(node.client, node.system('mutations')), 0)))
     : async () => [await pendingMutations(ch, sql`system.mutations`)];
   for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
     const counts = await pendingOnEachNode();

@@ -14,10 +14,9 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { placementOf, partsTableName } from '../../shared/clickhouse/cluster-schema.ts';
-import { nodeClients, replicationLeaders } from '../../shared/clickhouse/node-clients.ts';
+import { replicationLeaders } from '../../shared/clickhouse/replication-leaders.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
-import type { Config } from '../../shared/config.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
 
 export const COMPACTED_TABLES = [
@@ -26,7 +25,7 @@ export const COMPACTED_TABLES = [
 
 const optimize = (ch: ClickHouse, table: string) => ch.command(sql`OPTIMIZE TABLE ${identifier(partsTableName(ch, table))} FINAL`);
 
-export async function compactTables(ch: ClickHouse, config: Config, onTable: (table: string) => void = () => {}): Promise<void> {
+export async function compactTables(ch: ClickHouse, onTable: (table: string) => void = () => {}): Promise<void> {
   if (!ch.cluster) {
     for (const table of COMPACTED_TABLES) {
       await optimize(ch, table);
@@ -34,25 +33,20 @@ export async function compactTables(ch: ClickHouse, config: Config, onTable: (ta
     }
     return;
   }
-  if (config.CLICKHOUSE_NODE_URLS.length === 0) {
-    throw new Error("compaction on a cluster runs on one node of each shard: set CLICKHOUSE_NODE_URLS to every node's HTTP address (docs/cluster.md)");
+  if (ch.nodes.length === 0) {
+    throw new Error("compaction on a cluster runs on each shard's leader: set CLICKHOUSE_NODE_URLS to every node's HTTP address (docs/cluster.md)");
   }
-  const nodes = nodeClients(config);
-  try {
-    const [shards] = await ch.query(sql`SELECT uniqExact(shard_num) AS n FROM system.clusters WHERE cluster = ${ch.cluster}`, z.object({ n: z.coerce.number() }));
-    for (const table of COMPACTED_TABLES) {
-      // The leader lists the parts to merge: first it must hold every part its peers took.
-      await awaitReplication(ch, [table]);
-      const leaders = await replicationLeaders(nodes, ch.database, partsTableName(ch, table));
-      const expected = placementOf(table).kind === 'sharded' ? shards!.n : 1;
-      if (leaders.length !== expected) {
-        throw new Error(`compaction of ${table}: ${leaders.length} of the ${expected} replication leaders answered among CLICKHOUSE_NODE_URLS`);
-      }
-      for (const leader of leaders) await optimizeMergeablePartitions(leader.client, table);
-      onTable(table);
+  const [shards] = await ch.query(sql`SELECT uniqExact(shard_num) AS n FROM system.clusters WHERE cluster = ${ch.cluster}`, z.object({ n: z.coerce.number() }));
+  for (const table of COMPACTED_TABLES) {
+    // The leader lists the parts to merge: first it must hold every part its peers took.
+    await awaitReplication(ch, [table]);
+    const leaders = await replicationLeaders(ch.nodes, ch.database, partsTableName(ch, table));
+    const expected = placementOf(table).kind === 'sharded' ? shards!.n : 1;
+    if (leaders.length !== expected) {
+      throw new Error(`compaction of ${table}: ${leaders.length} of the ${expected} replication leaders answered among CLICKHOUSE_NODE_URLS`);
     }
-  } finally {
-    await Promise.all(nodes.map((node) => node.client.close()));
+    for (const leader of leaders) await optimizeMergeablePartitions(leader, table);
+    onTable(table);
   }
 }
 

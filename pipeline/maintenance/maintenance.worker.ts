@@ -18,7 +18,7 @@ export function createMaintenanceWorker(deps: {
     async (job) => {
       const payload = maintenanceJobSchema.safeParse(job.data);
       if (!payload.success) throw new UnrecoverableError(`invalid maintenance payload: ${z.prettifyError(payload.error)}`);
-      await compactTables(deps.clickhouse, deps.config, (table) => log.info({ jobId: job.id, table }, 'compacted'));
+      await compactTables(deps.clickhouse, (table) => log.info({ jobId: job.id, table }, 'compacted'));
     },
     { connection: deps.connection, prefix: deps.config.QUEUE_PREFIX, concurrency: 1, lockDuration: 600_000 },
   );

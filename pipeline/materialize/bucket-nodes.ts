@@ -7,7 +7,6 @@
  * where CLICKHOUSE_URL points.
  */
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { nodeClients } from '../../shared/clickhouse/node-clients.ts';
 import type { Config } from '../../shared/config.ts';
 
 export interface BucketNode {
@@ -19,11 +18,10 @@ export interface BucketNode {
 export interface BucketNodes {
   /** The node that computes `bucket`: its own, or while that one does not answer, the next that does. */
   forBucket(bucket: number): Promise<BucketNode>;
-  close(): Promise<void>;
 }
 
 export function bucketNodes(config: Config, main: ClickHouse): BucketNodes {
-  const nodes = nodeClients(config);
+  const nodes = main.nodes.map((client, i) => ({ client, address: new URL(config.CLICKHOUSE_NODE_URLS[i]!).host }));
   return {
     async forBucket(bucket) {
       // A dead node's buckets move to the next node (a retried bucket job asks again).
@@ -32,9 +30,6 @@ export function bucketNodes(config: Config, main: ClickHouse): BucketNodes {
         if (await node.client.ping().catch(() => false)) return node;
       }
       return { client: main };
-    },
-    close: async () => {
-      await Promise.all(nodes.map((node) => node.client.close()));
     },
   };
 }

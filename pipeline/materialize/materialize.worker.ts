@@ -74,7 +74,6 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
       await flows.close();
       await steps.close();
       await serving.close();
-      await nodes.close();
     },
   };
 }

@@ -38,6 +38,12 @@ export interface ClickHouse {
   /** The table's DateTime columns, which TabSeparated must write as 10-digit unix seconds (see tab-separated.ts). */
   dateTimeColumns(table: string): Promise<ReadonlySet<string>>;
   ping(): Promise<boolean>;
+  /**
+   * A client of each node in CLICKHOUSE_NODE_URLS (none when unset), with the same user,
+   * password and database: for what must run on particular nodes of a cluster rather than
+   * through its Distributed tables. Made on first use, closed with this client.
+   */
+  readonly nodes: readonly ClickHouse[];
   close(): Promise<void>;
 }
 
@@ -110,9 +116,14 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     }
   }
 
+  let nodes: ClickHouse[] | undefined;
   return {
     database,
     ...(config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER } : {}),
+    get nodes() {
+      nodes ??= config.CLICKHOUSE_NODE_URLS.map((url) => createClickHouse({ ...config, CLICKHOUSE_URL: url, CLICKHOUSE_NODE_URLS: [] }, options));
+      return nodes;
+    },
     async query(statement, row, settings) {
       const rows = await withinDeadline(async (params) => {
         const result = await client.query({ query: statement.text, format: 'JSONEachRow', ...params, ...(settings ? { clickhouse_settings: settings } : {}) });
@@ -149,7 +160,9 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     },
     dateTimeColumns,
     ping: async () => (await client.ping()).success,
-    close: () => client.close(),
+    async close() {
+      await Promise.all([client.close(), ...(nodes ?? []).map((node) => node.close())]);
+    },
   };
 }
 

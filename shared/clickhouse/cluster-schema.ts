@@ -17,6 +17,8 @@
  *
  * A table the plan does not name stops the migration: a new table must choose its placement.
  */
+import type { ClickHouse } from './client.ts';
+import { unlessUnreachable } from './cluster-hosts.ts';
 import { identifier, quoteString, SqlFragment } from './sql-literal.ts';
 
 export type Placement = { kind: 'sharded'; key: string } | { kind: 'everywhere' };
@@ -98,6 +100,21 @@ export function localTableName(table: string): string {
 export function partsTarget(ch: { database: string; cluster?: string }, table: string): SqlFragment {
   if (!ch.cluster || placementOf(table).kind !== 'sharded') return identifier(table);
   return new SqlFragment(`${identifier(ch.database).text}.${identifier(localTableName(table)).text} ON CLUSTER ${identifier(ch.cluster).text}`);
+}
+
+/**
+ * An ALTER of a table's parts (`alter` gets the table to name) on every shard. With node
+ * clients (CLICKHOUSE_NODE_URLS) a sharded table's ALTER goes to each node that answers,
+ * without ON CLUSTER: a Replicated table takes it from any replica, and a node that is down
+ * runs it from the replication log once back. Otherwise it goes ON CLUSTER (partsTarget),
+ * which 18.16 hands to one host per shard and waits for: a dead host makes it fail after
+ * distributed_ddl_task_timeout, its shard's rows untouched (measured on the local cluster:
+ * a retried bucket's partition drop waited 180 s for a killed replica, then failed the run).
+ */
+export async function alterOnEveryShard(ch: ClickHouse, table: string, alter: (target: SqlFragment) => SqlFragment): Promise<void> {
+  if (ch.nodes.length === 0 || placementOf(table).kind !== 'sharded') return ch.command(alter(partsTarget(ch, table)));
+  const local = identifier(localTableName(table));
+  await Promise.all(ch.nodes.map((node) => unlessUnreachable(node.command(alter(local)), undefined)));
 }
 
 /** The name under which system.parts lists a table's parts on a node: the local table of a sharded one. */

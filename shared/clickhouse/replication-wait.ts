@@ -5,13 +5,12 @@
  * local cluster: about half of 200 new rows missing). Whatever is published as complete (a
  * snapshot) should wait for this first. On one server it returns at once.
  *
- * Each node is asked through `remote()` over the cluster's own addresses (system.clusters),
- * so the caller needs only its one connection. A node that cannot be reached is left out: a
- * Distributed read cannot pick it either.
+ * Each node is asked directly or through `remote()` (cluster-hosts.ts, everyNode). A node
+ * that cannot be reached is left out: a Distributed read cannot pick it either.
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
-import { clusterHosts, clusterNodes, unlessUnreachable, type ClusterNode } from './cluster-hosts.ts';
+import { askedThroughRemote, clusterNodes, everyNode, unlessUnreachable, type ClusterNode, type NodeSource } from './cluster-hosts.ts';
 import { partsTableName } from './cluster-schema.ts';
 import { inList, sql, type SqlFragment } from './sql-literal.ts';
 
@@ -31,11 +30,11 @@ export type ReplicaState = z.infer<typeof replicaRow>;
 /** Resolves once every answering replica of these tables has fetched every insert logged so far; throws at the timeout. */
 export async function awaitReplication(ch: ClickHouse, tables: readonly string[], options: ReplicationWait = {}): Promise<void> {
   if (!ch.cluster || tables.length === 0) return;
-  const hosts = await clusterHosts(ch);
+  const nodes = await everyNode(ch);
   const which = sql`table IN ${inList(tables.map((table) => partsTableName(ch, table)))}`;
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   for (;;) {
-    const behind = entriesBehind(await Promise.all(hosts.map((host) => replicaStates(ch, host, which))));
+    const behind = entriesBehind(await Promise.all(nodes.map((node) => replicaStates(node, which))));
     if (behind.every((n) => (n ?? 0) === 0)) return;
     if (Date.now() > deadline) throw new Error(`replicas of ${tables.join(', ')} still ${behind.reduce((a: number, b) => a + (b ?? 0), 0)} log entries behind after ${(options.timeoutMs ?? 120_000) / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
@@ -47,20 +46,24 @@ export interface NodeLag extends ClusterNode {
   behind: number | undefined;
 }
 
-/** Every node of the cluster with how far behind its replicas are (`soulgraph status`). */
+/**
+ * Every node of the cluster with how far behind its replicas are (`soulgraph status`). Asked
+ * through remote() always: each answer must be told apart by its entry in system.clusters,
+ * which a node asked directly cannot say for sure when several share a host.
+ */
 export async function replicationLagByNode(ch: ClickHouse): Promise<NodeLag[]> {
   const nodes = await clusterNodes(ch);
-  const behind = entriesBehind(await Promise.all(nodes.map((node) => replicaStates(ch, node.address, sql`1`))));
+  const behind = entriesBehind(await Promise.all(nodes.map((node) => replicaStates(askedThroughRemote(ch, node.address), sql`1`))));
   return nodes.map((node, i) => ({ ...node, behind: behind[i] }));
 }
 
 /** This node's replicas of the tables `which` selects; undefined when the node cannot be reached. */
-async function replicaStates(ch: ClickHouse, address: string, which: SqlFragment): Promise<ReplicaState[] | undefined> {
+async function replicaStates(node: NodeSource, which: SqlFragment): Promise<ReplicaState[] | undefined> {
   return unlessUnreachable(
-    ch.query(
+    node.client.query(
       sql`SELECT zookeeper_path AS path, log_max_index, log_pointer, inserts_in_queue
-          FROM remote(${address}, system, replicas)
-          WHERE database = ${ch.database} AND ${which}`,
+          FROM ${node.system('replicas')}
+          WHERE database = ${node.client.database} AND ${which}`,
       replicaRow,
     ),
     undefined,

@@ -5,13 +5,14 @@
  * listens on.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { bucketNodes, type BucketNodes } from '../../pipeline/materialize/bucket-nodes.ts';
+import { bucketNodes } from '../../pipeline/materialize/bucket-nodes.ts';
+import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { freePort } from '../../shared/local-stack/free-port.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
-let nodes: BucketNodes | undefined;
-afterAll(() => nodes?.close());
+let main: ClickHouse | undefined;
+afterAll(() => main?.close());
 
 describe('the node a bucket runs on', () => {
   it('is node b mod n; a node that does not answer leaves its buckets to the next; with none, CLICKHOUSE_URL', async () => {
@@ -19,13 +20,13 @@ describe('the node a bucket runs on', () => {
     const [a, b] = [`127.0.0.1:${live.port}`, `localhost:${live.port}`];
     const dead = `127.0.0.1:${await freePort()}`;
     const config = { ...env.config, CLICKHOUSE_CLUSTER: 'soulgraph', CLICKHOUSE_NODE_URLS: [a, dead, b].map((host) => `http://${host}`) };
-    nodes = bucketNodes(config, env.ch);
-    const addressOf = async (bucket: number) => (await nodes!.forBucket(bucket)).address;
+    main = createClickHouse(config);
+    const nodes = bucketNodes(config, main);
+    const addressOf = async (bucket: number) => (await nodes.forBucket(bucket)).address;
     expect(await Promise.all([0, 1, 2, 3, 4, 5].map(addressOf))).toEqual([a, b, b, a, b, b]);
     expect(await (await nodes.forBucket(2)).client.ping()).toBe(true);
 
-    const none = bucketNodes({ ...env.config, CLICKHOUSE_NODE_URLS: [] }, env.ch);
+    const none = bucketNodes(env.config, env.ch);
     expect(await none.forBucket(7)).toEqual({ client: env.ch });
-    await none.close();
   });
 });

@@ -257,7 +257,7 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
   });
 
   it('compact the same', async () => {
-    await compactTables(api.ch, api.config);
+    await compactTables(api.ch);
     expect(divergencesOfThisTest()).toEqual([]);
   });
 
