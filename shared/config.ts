@@ -12,12 +12,11 @@ import { parseCpuList } from './cpu-list.ts';
 export { ConfigError };
 
 const port = z.coerce.number().int().min(0).max(65535);
-/** Unset and blank both mean "not configured". Only the given schemes are accepted. */
-const optionalUrl = (protocol: RegExp, schemes: string) =>
-  z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    z.url({ protocol, error: `must be a ${schemes} URL` }).optional(),
-  );
+/** Unset and blank both mean "not configured". */
+const blankAsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+/** An optional URL; only the given schemes are accepted. */
+const optionalUrl = (protocol: RegExp, schemes: string) => z.preprocess(blankAsUnset, z.url({ protocol, error: `must be a ${schemes} URL` }).optional());
 
 /** Comma-separated list, blanks removed. */
 const csvList = z
@@ -132,7 +131,7 @@ export const configSchema = z.object({
    * others, so an ingest does not slow reads (bench:reads-under-ingest). Unset: no split.
    */
   INGEST_CPUS: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    blankAsUnset,
     z
       .string()
       .transform((v, ctx) => parseCpuList(v.trim()) ?? (ctx.addIssue({ code: 'custom', message: 'must be a CPU list such as 1, 2-3 or 0,2-3' }), z.NEVER))
@@ -377,6 +376,14 @@ function parseClusterNodes(nodes: string[], ctx: z.RefinementCtx): { host: strin
   });
 }
 
+/**
+ * Whether the serving copy lives on the Redis Cluster: REDIS_CLUSTER_NODES is set and
+ * SERVING_REDIS_URL names no server of its own (shared/redis.ts, servingRedisConnection).
+ */
+export function servingCopyOnCluster(config: Pick<Config, 'SERVING_REDIS_URL'> & Partial<Pick<Config, 'REDIS_CLUSTER_NODES'>>): boolean {
+  return !config.SERVING_REDIS_URL && (config.REDIS_CLUSTER_NODES?.length ?? 0) > 0;
+}
+
 /** The queue prefix as a Redis Cluster needs it: one hash tag, so a queue's keys share a slot. */
 function hashTagged(prefix: string): string {
   return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
@@ -419,8 +426,9 @@ function withoutCredentials(value: string): string {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   try {
     const config = parseConfig(env);
-    // A CPU split this machine cannot honour stops the process here, as any bad setting does.
-    for (const side of ['ingestion', 'api'] as const) cpusOf(side, config.INGEST_CPUS);
+    // A CPU split this machine cannot honour stops the process here, as any bad setting does
+    // (cpusOf checks both sides, whichever it is asked for).
+    cpusOf('api', config.INGEST_CPUS);
     return config;
   } catch (error) {
     if (error instanceof ConfigError) {

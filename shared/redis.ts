@@ -13,7 +13,7 @@
  */
 import { createIORedisClient, RedisConnection, type RedisOptions } from 'bullmq';
 import { Cluster, Redis, type ClusterNode } from 'ioredis';
-import type { Config } from './config.ts';
+import { servingCopyOnCluster, type Config } from './config.ts';
 
 export type RedisRole = 'producer' | 'worker';
 
@@ -45,7 +45,7 @@ export function servingRedisConnection(
   config: Pick<Config, 'REDIS_URL' | 'SERVING_REDIS_URL'> & Partial<Pick<Config, 'REDIS_CLUSTER_NODES'>>,
   role: RedisRole,
 ): ClusterRedisOptions {
-  if (!config.SERVING_REDIS_URL && config.REDIS_CLUSTER_NODES && config.REDIS_CLUSTER_NODES.length > 0) return redisConnection(config, role);
+  if (servingCopyOnCluster(config)) return redisConnection(config, role);
   return { ...addressOf(servingRedisUrl(config)), ...roleOptions(role) };
 }
 

@@ -7,7 +7,6 @@
  * where CLICKHOUSE_URL points.
  */
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import type { Config } from '../../shared/config.ts';
 
 export interface BucketNode {
   client: ClickHouse;
@@ -20,14 +19,14 @@ export interface BucketNodes {
   forBucket(bucket: number): Promise<BucketNode>;
 }
 
-export function bucketNodes(config: Config, main: ClickHouse): BucketNodes {
-  const nodes = main.nodes.map((client, i) => ({ client, address: new URL(config.CLICKHOUSE_NODE_URLS[i]!).host }));
+export function bucketNodes(main: ClickHouse): BucketNodes {
+  const { nodes } = main;
   return {
     async forBucket(bucket) {
       // A dead node's buckets move to the next node (a retried bucket job asks again).
       for (let i = 0; i < nodes.length; i++) {
         const node = nodes[(bucket + i) % nodes.length]!;
-        if (await node.client.ping().catch(() => false)) return node;
+        if (await node.ping().catch(() => false)) return { client: node, address: node.address };
       }
       return { client: main };
     },

@@ -38,7 +38,7 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
   const { config, connection } = deps;
   const prefix = config.QUEUE_PREFIX;
   const serving = createServingWriter(config);
-  const nodes = bucketNodes(config, deps.clickhouse);
+  const nodes = bucketNodes(deps.clickhouse);
   const steps = new Queue(MATERIALIZE_STEPS_QUEUE, { connection, prefix });
   const flows = new FlowProducer({ connection, prefix });
   const runs = new Queue(MATERIALIZE_QUEUE, { connection, prefix });

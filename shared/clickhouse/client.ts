@@ -12,6 +12,8 @@ import { tabSeparated } from './tab-separated.ts';
 
 export interface ClickHouse {
   readonly database: string;
+  /** host:port of the server it talks to (CLICKHOUSE_URL's). */
+  readonly address: string;
   /** CLICKHOUSE_CLUSTER: the cluster whose Distributed tables this client reads and writes; unset on one server. */
   readonly cluster?: string;
   /** Runs a SELECT; every row is validated by `row`, so a schema drift fails loudly here. */
@@ -119,6 +121,7 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
   let nodes: ClickHouse[] | undefined;
   return {
     database,
+    address: new URL(config.CLICKHOUSE_URL).host,
     ...(config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER } : {}),
     get nodes() {
       nodes ??= config.CLICKHOUSE_NODE_URLS.map((url) => createClickHouse({ ...config, CLICKHOUSE_URL: url, CLICKHOUSE_NODE_URLS: [] }, options));

@@ -34,14 +34,14 @@ export async function clusterNodes(ch: ClickHouse): Promise<ClusterNode[]> {
   return nodes.map(({ address, port, shard, replica }) => ({ address: `${address}:${port}`, shard, replica }));
 }
 
-export async function clusterHosts(ch: ClickHouse): Promise<string[]> {
+async function clusterHosts(ch: ClickHouse): Promise<string[]> {
   return [...new Set((await clusterNodes(ch)).map((node) => node.address))];
 }
 
 /** A node to ask about itself: the client that asks, and how it names a system table of that node. */
 export interface NodeSource {
   client: ClickHouse;
-  system(table: 'replicas' | 'parts' | 'mutations' | 'clusters'): SqlFragment;
+  system(table: 'replicas' | 'parts' | 'mutations'): SqlFragment;
 }
 
 /** Every node to ask, directly or through remote() (see the top of this file). */
@@ -51,7 +51,7 @@ export async function everyNode(ch: ClickHouse): Promise<NodeSource[]> {
 }
 
 /** The node of this client, asking about itself. */
-export const askedDirectly = (client: ClickHouse): NodeSource => ({ client, system: (table) => new SqlFragment(`system.${table}`) });
+const askedDirectly = (client: ClickHouse): NodeSource => ({ client, system: (table) => new SqlFragment(`system.${table}`) });
 
 /** The node at `address` (host:port), asked by `ch`'s node through remote(). */
 export const askedThroughRemote = (ch: ClickHouse, address: string): NodeSource => ({

@@ -94,8 +94,8 @@ export function localTableName(table: string): string {
  * (replication carries the change to every replica); on a cluster, a sharded table's local
  * tables ON CLUSTER, since a Distributed table has no parts. ClickHouse runs such an ALTER on
  * one replica of each shard (measured on 18.16: one mutation, the other replica follows).
- * Not for OPTIMIZE: 18.16 fails OPTIMIZE ... ON CLUSTER on Replicated tables ("Unknown log
- * entry type: 0"); it must be sent to one node of each shard.
+ * Not for OPTIMIZE, which 18.16 takes only where there is something to merge
+ * (pipeline/maintenance/compact-tables.ts). alterOnEveryShard runs such an ALTER.
  */
 export function partsTarget(ch: { database: string; cluster?: string }, table: string): SqlFragment {
   if (!ch.cluster || placementOf(table).kind !== 'sharded') return identifier(table);

@@ -12,7 +12,7 @@ import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promis
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
+import { servingCopyOnCluster, type Config } from '../config.ts';
 import { cpusOf } from '../cpu-affinity.ts';
 import { findClickHouseServer, findRedisServer, type BinarySearch } from './binaries.ts';
 import { pingClickHouse, startClickHouse } from './clickhouse-server.ts';
@@ -63,8 +63,7 @@ export async function ensureLocalStack(config: Config, options: LocalStackOption
  * (shared/redis.ts, servingRedisConnection).
  */
 export function configWithStack(config: Config, stack: LocalStack): Config {
-  const servingOnCluster = config.REDIS_CLUSTER_NODES.length > 0 && !config.SERVING_REDIS_URL;
-  return { ...config, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, SERVING_REDIS_URL: servingOnCluster ? undefined : stack.servingRedisUrl };
+  return { ...config, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, SERVING_REDIS_URL: servingCopyOnCluster(config) ? undefined : stack.servingRedisUrl };
 }
 
 function configuredStack(clickhouseUrl: string, redisUrl: string, servingRedisUrl = redisUrl): LocalStack {
@@ -140,7 +139,7 @@ async function assembleStack(config: Config, dataDir: string, options: LocalStac
       : reuseOrStart(name, reusable?.[name], ownerAlive, dataDir, { ...options, cpus: cpusOf(SERVICES[name].side, config.INGEST_CPUS) });
 
   // Only beside a Redis of the stack's own: a configured REDIS_URL, or a Redis Cluster, serves the serving copy too.
-  const ownServingRedis = !config.REDIS_URL && !config.SERVING_REDIS_URL && config.REDIS_CLUSTER_NODES.length === 0 && (options.servingRedis ?? true);
+  const ownServingRedis = !config.REDIS_URL && !config.SERVING_REDIS_URL && !servingCopyOnCluster(config) && (options.servingRedis ?? true);
   const acquired = await allOrStopOwned([
     acquire('clickhouse', config.CLICKHOUSE_URL),
     acquire('redis', config.REDIS_URL),

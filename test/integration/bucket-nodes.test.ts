@@ -21,12 +21,12 @@ describe('the node a bucket runs on', () => {
     const dead = `127.0.0.1:${await freePort()}`;
     const config = { ...env.config, CLICKHOUSE_CLUSTER: 'soulgraph', CLICKHOUSE_NODE_URLS: [a, dead, b].map((host) => `http://${host}`) };
     main = createClickHouse(config);
-    const nodes = bucketNodes(config, main);
+    const nodes = bucketNodes(main);
     const addressOf = async (bucket: number) => (await nodes.forBucket(bucket)).address;
     expect(await Promise.all([0, 1, 2, 3, 4, 5].map(addressOf))).toEqual([a, b, b, a, b, b]);
     expect(await (await nodes.forBucket(2)).client.ping()).toBe(true);
 
-    const none = bucketNodes(env.config, env.ch);
+    const none = bucketNodes(env.ch);
     expect(await none.forBucket(7)).toEqual({ client: env.ch });
   });
 });
