@@ -46,15 +46,21 @@ describe('the workers process on SIGTERM', () => {
     });
     const job = await queue.add('chunk', bigChunk());
     await waitFor(async () => (await job.getState()) === 'active', 30_000, 'the job to start');
-    child.kill('SIGTERM');
 
-    // While it drains, the process answers but is not ready.
+    // While it drains, the process answers but is not ready. The poll runs from before the
+    // signal, back to back: started after it, it once missed a drain that CI's load made short.
     let sawNotReady = false;
-    await waitFor(async () => {
-      const ready = await fetch(url('/readyz')).catch(() => undefined);
-      sawNotReady = ready?.status === 503 && (await fetch(url('/healthz'))).status === 200;
-      return sawNotReady || child.exitCode !== null;
-    }, 10_000, 'readiness to turn false');
+    let draining = true;
+    const poll = (async () => {
+      while (draining && !sawNotReady && child.exitCode === null) {
+        const ready = await fetch(url('/readyz')).catch(() => undefined);
+        sawNotReady = ready?.status === 503 && (await fetch(url('/healthz')).then((r) => r.status, () => 0)) === 200;
+      }
+    })();
+    child.kill('SIGTERM');
+    await waitFor(async () => sawNotReady || child.exitCode !== null, 10_000, 'readiness to turn false');
+    draining = false;
+    await poll;
     expect(sawNotReady).toBe(true);
 
     expect(await exitOf(child)).toEqual({ code: 0, signal: null });
