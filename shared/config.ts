@@ -238,8 +238,13 @@ export const configSchema = z.object({
   REC_FOF_VIA_FOLLOWEES: z.coerce.number().int().min(1).default(20),
   /** ... the followers (not followed back) whose followees count as co-followed (those who follow fewest first) ... */
   REC_FOF_VIA_FOLLOWERS: z.coerce.number().int().min(1).default(10),
-  /** ... the followees each of them passes on (the most followed first) ... */
+  /** ... the followees each of them passes on: the most followed first, skipping the profile and whom it follows already ... */
   REC_FOF_PER_FOLLOWEE: z.coerce.number().int().min(1).default(20),
+  /**
+   * ... looking at most this far down each followee's most-followed list for them (in a close-knit
+   * graph the top of a friend's list is mostly friends already; docs/quality.md) ...
+   */
+  REC_FOF_PASS_ON_DEPTH: z.coerce.number().int().min(1).default(100),
   /** ... and, for a candidate who follows the caller, its followers checked for being followed by the caller (the most followed first). */
   REC_FOF_PER_FOLLOWER: z.coerce.number().int().min(1).default(20),
   /** Native transfers below this many wei are dust and do not count as interactions. */
@@ -397,6 +402,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     // The local stack starts one plain server, which has no cluster to run ON CLUSTER statements on.
     if (config.CLICKHOUSE_NODE_URLS.length > 0 && !config.CLICKHOUSE_CLUSTER) {
       throw new ConfigError('Invalid setting CLICKHOUSE_NODE_URLS: the nodes of a cluster, so it needs CLICKHOUSE_CLUSTER');
+    }
+    if (config.REC_FOF_PASS_ON_DEPTH < config.REC_FOF_PER_FOLLOWEE) {
+      throw new ConfigError(
+        `Invalid setting REC_FOF_PASS_ON_DEPTH (${config.REC_FOF_PASS_ON_DEPTH}): how far down a followee's list the ${config.REC_FOF_PER_FOLLOWEE} it passes on (REC_FOF_PER_FOLLOWEE) are looked for, so it must be at least that`,
+      );
     }
     if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
       throw new ConfigError(`Invalid setting CLICKHOUSE_CLUSTER (${JSON.stringify(config.CLICKHOUSE_CLUSTER)}): needs CLICKHOUSE_URL, the address of a node of that cluster`);

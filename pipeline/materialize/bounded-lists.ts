@@ -7,7 +7,10 @@
  *
  * - each followee passes on at most REC_FOF_PER_FOLLOWEE of the profiles it follows, the most
  *   followed ones (a followee's followees that many others follow are the likeliest next
- *   follows: measured on soc-Epinions against keeping the rarest, random ones, or mutual ones);
+ *   follows: measured on soc-Epinions against keeping the rarest, random ones, or mutual ones)
+ *   that the caller does not follow yet, found among its first REC_FOF_PASS_ON_DEPTH: which
+ *   ones depends on the caller, so the list kept here is that deep and each caller's slice is
+ *   cut when it is read (friends-of-friends.ts);
  * - a candidate who follows the caller is also reached through at most REC_FOF_PER_FOLLOWER of
  *   its own followers, the most followed ones: the callers most likely follow those;
  * - each collection recommends at most REC_NFT_CANDIDATES_PER_COLLECTION of its holders, the
@@ -39,9 +42,9 @@ export function mostFollowedFirstKey(followers: string, pid: string): SqlFragmen
   return sql`bitShiftLeft(toUInt64(${LOW_HALF} - ${identifier(followers)}), 32) + ${identifier(pid)}`;
 }
 
-/** mat_fof_edges: every follow edge within REC_FOF_PER_FOLLOWEE of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */
+/** mat_fof_edges: every follow edge within REC_FOF_PASS_ON_DEPTH of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */
 export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  const { perFollowee, perFollower } = params.fof;
+  const { passOnDepth, perFollower } = params.fof;
   return sql`
     INSERT INTO mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
     SELECT ${snapshotId}, src, dst, src_degree, ${intermediaryWeightSql(sql`src_degree`)}, dst_rank, src_rank
@@ -60,7 +63,7 @@ export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragm
         )
         ARRAY JOIN keys AS key, payloads AS payload, arrayEnumerate(keys) AS src_rank
     )
-    WHERE dst_rank <= ${perFollowee} OR src_rank <= ${perFollower}`;
+    WHERE dst_rank <= ${passOnDepth} OR src_rank <= ${perFollower}`;
 }
 
 /** Every follow edge (src, dst, dst_rank, src_degree, src_followers): dst's place among src's followees. */
@@ -83,30 +86,31 @@ function followeeRanksSql(snapshotId: number): SqlFragment {
 }
 
 /**
- * mat_fof_forward: each followee's list of what it passes on (mat_fof_edges' dst_rank), for
- * the forward paths (friends-of-friends.ts).
+ * mat_fof_forward: each followee's first REC_FOF_PASS_ON_DEPTH followees in the order it
+ * passes them on (mat_fof_edges' dst_rank), for the forward paths (friends-of-friends.ts),
+ * each packed as (src is among dst's first REC_FOF_PER_FOLLOWER followers) << 32 | dst: when
+ * dst follows a caller who follows src, the path back counts that path instead.
  */
 export function fofForwardSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  const { passOnDepth, perFollower } = params.fof;
   return sql`
     INSERT INTO mat_fof_forward (snapshot_id, f, candidates)
-    SELECT ${snapshotId}, src, groupArray(dst)
+    SELECT ${snapshotId}, src, arraySort((entry, rank) -> rank, groupArray(bitShiftLeft(toUInt64(src_rank <= ${perFollower}), 32) + dst), groupArray(dst_rank))
     FROM mat_fof_edges
-    WHERE snapshot_id = ${snapshotId} AND dst_rank <= ${params.fof.perFollowee}
+    WHERE snapshot_id = ${snapshotId} AND dst_rank <= ${passOnDepth}
     GROUP BY src`;
 }
 
 /**
  * mat_fof_back: each followee's list of its first followers (mat_fof_edges' src_rank), for
- * the paths back (friends-of-friends.ts), each packed as (passes dst on) << 63 | degree << 32 | src.
+ * the paths back (friends-of-friends.ts), each packed as degree << 32 | src.
  */
 export function fofBackSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  const { perFollowee, perFollower } = params.fof;
   return sql`
     INSERT INTO mat_fof_back (snapshot_id, c, followers)
-    SELECT ${snapshotId}, dst,
-           groupArray(bitShiftLeft(toUInt64(dst_rank <= ${perFollowee}), 63) + bitShiftLeft(toUInt64(src_degree), 32) + src)
+    SELECT ${snapshotId}, dst, groupArray(bitShiftLeft(toUInt64(src_degree), 32) + src)
     FROM mat_fof_edges
-    WHERE snapshot_id = ${snapshotId} AND src_rank <= ${perFollower}
+    WHERE snapshot_id = ${snapshotId} AND src_rank <= ${params.fof.perFollower}
     GROUP BY dst`;
 }
 

@@ -118,7 +118,7 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
                 UNION ALL
                 ${nftSql(snapshotId, callers)}
                 UNION ALL
-                ${friendsOfFriendsSql(snapshotId, callers, SIGNAL.fof)}
+                ${friendsOfFriendsSql(snapshotId, callers, params, SIGNAL.fof)}
                 UNION ALL
                 ${followsYouSql(callers)}
             )

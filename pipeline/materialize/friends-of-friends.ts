@@ -5,9 +5,10 @@
  *
  * The expansion is bounded (bounded-lists.ts), so that a caller's paths stay few whatever
  * the hubs: forward through the caller's first REC_FOF_VIA_FOLLOWEES followees, each passing
- * on its REC_FOF_PER_FOLLOWEE most followed; and back from each candidate who follows the
- * caller through its REC_FOF_PER_FOLLOWER most followed followers. docs/quality.md measures
- * the choices.
+ * on its REC_FOF_PER_FOLLOWEE most followed that the caller does not follow yet; and back
+ * from each candidate who follows the caller through its REC_FOF_PER_FOLLOWER most followed
+ * followers. A path both would find is counted back only. docs/quality.md measures the
+ * choices.
  *
  * Both directions read per-profile lists of the working set (mat_fof_forward, mat_fof_back):
  * each caller row looks its list up once, instead of joining edge by edge (a join that
@@ -21,10 +22,10 @@ import { pairKey, type CallerFacts } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** People the caller follows follow the candidate: the forward paths, then the paths back. */
-export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
+export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
-    SELECT p, arrayJoin(candidates) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
-           bitShiftLeft(toUInt64(degree), 32) + f AS key
+    SELECT p, arrayJoin(${passedOnSql(callers, params, 'without paths back')}) AS c, toUInt8(${signal}) AS signal,
+           ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM (${callers.firstHops}) AS hops
     ALL INNER JOIN
     (
@@ -34,7 +35,24 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, si
     UNION ALL
     ${pathsBackSql(snapshotId, callers, signal)}
     UNION ALL
-    ${coFollowedSql(snapshotId, callers, signal)}`;
+    ${coFollowedSql(snapshotId, callers, params, signal)}`;
+}
+
+/**
+ * What followee f (a row with its list, candidates) passes on to caller p: the first
+ * REC_FOF_PER_FOLLOWEE of its list that are neither p nor followed by p. On p's forward
+ * paths, those less the ones a path back reaches: candidates who follow p and whose list
+ * of first followers holds f (the entry's flag; pathsBackSql), so that no path counts twice.
+ */
+function passedOnSql(callers: CallerFacts, params: ScoringParams, paths: 'without paths back' | 'all'): SqlFragment {
+  const entry = sql`bitShiftLeft(toUInt64(p), 32) + bitAnd(x, ${LOW_HALF})`;
+  const unseen = sql`arraySlice(arrayFilter(x -> bitAnd(x, ${LOW_HALF}) != p AND ${entry} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees})),
+                                            candidates), 1, ${params.fof.perFollowee})`;
+  const kept =
+    paths === 'all'
+      ? unseen
+      : sql`arrayFilter(x -> NOT (bitShiftRight(x, 32) = 1 AND ${entry} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers}))), ${unseen})`;
+  return sql`arrayMap(x -> toUInt32(bitAnd(x, ${LOW_HALF})), ${kept})`;
 }
 
 /**
@@ -43,9 +61,9 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, si
  * its forward list; keyed
  * 1 << 62 | degree << 32 | f, so that a reason names a followee before a follower.
  */
-function coFollowedSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
+function coFollowedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
-    SELECT p, arrayJoin(candidates) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
+    SELECT p, arrayJoin(${passedOnSql(callers, params, 'all')}) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
            bitShiftLeft(toUInt64(1), 62) + bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM (${callers.followerHops}) AS hops
     ALL INNER JOIN
@@ -114,11 +132,10 @@ export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'fol
  * The paths back from a candidate c who follows the caller p: c's followers among its first
  * REC_FOF_PER_FOLLOWER (the most followed) whom p follows. Reciprocity is the strongest
  * evidence (docs/quality.md), and these paths find such candidates whatever the bounds of
- * the forward expansion; a path the forward expansion already has is not counted twice.
+ * the forward expansion, which leaves these paths to them (passedOnSql).
  *
- * Each of c's listed followers is one UInt64, (passed on by f as a forward candidate)
- * << 63 | f's degree << 32 | f, filtered inside the list by whether p follows f: about one
- * in ten is kept, and only those become rows.
+ * Each of c's listed followers is one UInt64, f's degree << 32 | f, filtered inside the list
+ * by whether p follows f: about one in ten is kept, and only those become rows.
  */
 function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
   const followed = sql`(SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
@@ -127,8 +144,7 @@ function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number):
     SELECT p, c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM
     (
-        SELECT p, c, toUInt32(bitAnd(via, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(via, 32), 2147483647)) AS degree,
-               bitShiftRight(via, 63) AS passed_on
+        SELECT p, c, toUInt32(bitAnd(via, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(via, 32)) AS degree
         FROM
         (
             SELECT p, c, arrayJoin(arrayFilter(v -> (bitShiftLeft(toUInt64(p), 32) + bitAnd(v, ${LOW_HALF})) IN ${followed}, followers)) AS via
@@ -139,6 +155,5 @@ function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number):
                 WHERE snapshot_id = ${snapshotId} AND c IN (SELECT c FROM (${callers.followers}))
             ) AS back USING c
         )
-    )
-    WHERE NOT (passed_on = 1 AND ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'f')} FROM (${callers.firstHops})))`;
+    )`;
 }

@@ -42,10 +42,16 @@ function expectList(actual: Awaited<ReturnType<typeof listOf>>, expected: { cand
 describe('bounded candidate expansion', () => {
   let bounded: number;
 
-  it('reaches friends of friends through my first followees only, each passing on its most followed', async () => {
+  it('reaches friends of friends through my first followees only, each passing on its most followed that I do not follow', async () => {
     await ingestRecords(env, world.records);
     bounded = await snapshot();
     expectList(await listOf(bounded, 'me'), world.expectedForMe);
+  });
+
+  it('looks for what a followee passes on no further down its list than REC_FOF_PASS_ON_DEPTH', async () => {
+    // bob's first 2 are hub, whom I follow, and me: nothing left for me within them.
+    const shallow = await snapshot({ REC_FOF_PASS_ON_DEPTH: '2' });
+    expectList(await listOf(shallow, 'me'), world.expectedForMe.filter((r) => r.candidate !== 'p4'));
   });
 
   it('counts every path once the bounds are lifted', async () => {
@@ -77,15 +83,15 @@ describe('bounded candidate expansion', () => {
         sql`SELECT follows, returned, fitted, follows_you_weight FROM mat_scoring_fit WHERE snapshot_id = ${snapshotId}`,
         z.object({ follows: z.coerce.number(), returned: z.coerce.number(), fitted: z.coerce.number(), follows_you_weight: z.coerce.number() }),
       ))[0];
-    // 22 follows; me and bob follow each other: 2 returned, odds 2 / 20, times 30.
-    const fitted = await snapshot({ REC_FIT_MIN_FOLLOWS: '22', REC_FOLLOWS_YOU_SCALE: '30' });
-    expect(await fitOf(fitted)).toEqual({ follows: 22, returned: 2, fitted: 1, follows_you_weight: 3 });
+    // 23 follows; me and bob follow each other: 2 returned, odds 2 / 21, times 31.5.
+    const fitted = await snapshot({ REC_FIT_MIN_FOLLOWS: '23', REC_FOLLOWS_YOU_SCALE: '31.5' });
+    expect(await fitOf(fitted)).toEqual({ follows: 23, returned: 2, fitted: 1, follows_you_weight: 3 });
     const zed = (await listOf(fitted, 'me'))[0]!;
     expect(zed.candidate).toBe('zed');
     expect(zed.score).toBeCloseTo(world.expectedForMe[0]!.score - 1 + 3, 9);
 
-    const tooFew = await snapshot({ REC_FIT_MIN_FOLLOWS: '23', REC_FOLLOWS_YOU_SCALE: '30' });
-    expect(await fitOf(tooFew)).toEqual({ follows: 22, returned: 2, fitted: 0, follows_you_weight: 1 });
+    const tooFew = await snapshot({ REC_FIT_MIN_FOLLOWS: '24', REC_FOLLOWS_YOU_SCALE: '31.5' });
+    expect(await fitOf(tooFew)).toEqual({ follows: 23, returned: 2, fitted: 0, follows_you_weight: 1 });
     expectList(await listOf(tooFew, 'me'), world.expectedForMe);
   });
 

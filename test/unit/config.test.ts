@@ -46,7 +46,15 @@ describe('parseConfig defaults', () => {
   it('bounds the friend-of-friend and co-holder expansion (docs/materialization.md)', () => {
     const config = parseConfig({});
     expect([config.REC_FOF_VIA_FOLLOWEES, config.REC_FOF_PER_FOLLOWEE, config.REC_FOF_PER_FOLLOWER]).toEqual([20, 20, 20]);
+    expect(config.REC_FOF_PASS_ON_DEPTH).toBe(100);
     expect(config.REC_NFT_CANDIDATES_PER_COLLECTION).toBe(100);
+  });
+
+  it('refuses a pass-on depth shallower than what each followee passes on', () => {
+    expect(configError({ REC_FOF_PER_FOLLOWEE: '30', REC_FOF_PASS_ON_DEPTH: '20' }).message).toBe(
+      "Invalid setting REC_FOF_PASS_ON_DEPTH (20): how far down a followee's list the 30 it passes on (REC_FOF_PER_FOLLOWEE) are looked for, so it must be at least that",
+    );
+    expect(parseConfig({ REC_FOF_PER_FOLLOWEE: '30', REC_FOF_PASS_ON_DEPTH: '30' }).REC_FOF_PASS_ON_DEPTH).toBe(30);
   });
 
   it('reads numbers from their text', () => {
@@ -106,6 +114,7 @@ describe('parseConfig errors', () => {
     ['REC_FOF_VIA_FOLLOWEES', '0'],
     ['REC_FOF_PER_FOLLOWEE', '2.5'],
     ['REC_FOF_PER_FOLLOWER', '-1'],
+    ['REC_FOF_PASS_ON_DEPTH', '0'],
     ['REC_NFT_CANDIDATES_PER_COLLECTION', '0'],
   ])('answers one line naming %s when it is %j', (variable, value) => {
     const error = configError({ [variable]: value });
