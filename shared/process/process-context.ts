@@ -44,7 +44,12 @@ export async function openProcessContext(options: OpenOptions): Promise<ProcessC
   const config = configWithStack(baseConfig, stack);
   if (options.atWorkersNice) lowerCpuPriority(config.WORKERS_NICE);
   if (options.migrate ?? true) {
-    await migrate(config, { log: say });
+    // A process that cannot migrate ends, and the local servers it started end with it:
+    // their supervision would otherwise keep it alive after the error is shown.
+    await migrate(config, { log: say }).catch(async (error: unknown) => {
+      await shutdown.run();
+      throw error;
+    });
   }
   return { config, logger, shutdown };
 }
