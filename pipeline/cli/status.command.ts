@@ -86,7 +86,7 @@ export async function clusterReport(ch: ClickHouse): Promise<string[]> {
   if (!ch.cluster) return [];
   const rows: string[][] = [['clickhouse node', 'shard', 'replica', 'replication log behind']];
   for (const node of await replicationLagByNode(ch)) {
-    rows.push([node.address, String(node.shard), String(node.replica), node.behind === undefined ? 'unreachable' : String(node.behind)]);
+    rows.push([node.address, node.shard, node.replica, node.behind === undefined ? 'unreachable' : String(node.behind)]);
   }
   return ['', `cluster ${ch.cluster}:`, ...formatTable(rows)];
 }

@@ -51,7 +51,7 @@ export async function everyNode(ch: ClickHouse): Promise<NodeSource[]> {
 }
 
 /** The node of this client, asking about itself. */
-const askedDirectly = (client: ClickHouse): NodeSource => ({ client, system: (table) => new SqlFragment(`system.${table}`) });
+export const askedDirectly = (client: ClickHouse): NodeSource => ({ client, system: (table) => new SqlFragment(`system.${table}`) });
 
 /** The node at `address` (host:port), asked by `ch`'s node through remote(). */
 export const askedThroughRemote = (ch: ClickHouse, address: string): NodeSource => ({

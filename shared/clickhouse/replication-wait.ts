@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
-import { askedThroughRemote, clusterNodes, everyNode, unlessUnreachable, type ClusterNode, type NodeSource } from './cluster-hosts.ts';
+import { askedDirectly, askedThroughRemote, clusterNodes, everyNode, unlessUnreachable, type NodeSource } from './cluster-hosts.ts';
 import { partsTableName } from './cluster-schema.ts';
 import { inList, sql, type SqlFragment } from './sql-literal.ts';
 
@@ -41,20 +41,42 @@ export async function awaitReplication(ch: ClickHouse, tables: readonly string[]
   }
 }
 
-export interface NodeLag extends ClusterNode {
+export interface NodeLag {
+  /** host:port: the node's HTTP address from CLICKHOUSE_NODE_URLS, else its TCP address in system.clusters. */
+  address: string;
+  /** Its shard and replica: the {shard} and {replica} macros of a node asked directly, else the numbers in system.clusters; '-' for a node that did not answer. */
+  shard: string;
+  replica: string;
   /** Log entries and queued fetches its replicas have still to apply, every table of the database; undefined when it cannot be reached. */
   behind: number | undefined;
 }
 
 /**
- * Every node of the cluster with how far behind its replicas are (`soulgraph status`). Asked
- * through remote() always: each answer must be told apart by its entry in system.clusters,
- * which a node asked directly cannot say for sure when several share a host.
+ * Every node of the cluster with how far behind its replicas are (`soulgraph status`). With
+ * CLICKHOUSE_NODE_URLS, each node is asked directly and says its shard and replica by its
+ * macros (system.clusters cannot tell nodes that share a host apart); otherwise each
+ * address in system.clusters is asked through remote().
  */
 export async function replicationLagByNode(ch: ClickHouse): Promise<NodeLag[]> {
+  if (ch.nodes.length > 0) {
+    const answers = await Promise.all(ch.nodes.map((node) => Promise.all([macrosOf(node), replicaStates(askedDirectly(node), sql`1`)])));
+    const behind = entriesBehind(answers.map(([, states]) => states));
+    return ch.nodes.map((node, i) => ({ address: node.address, ...(answers[i]![0] ?? { shard: '-', replica: '-' }), behind: behind[i] }));
+  }
   const nodes = await clusterNodes(ch);
   const behind = entriesBehind(await Promise.all(nodes.map((node) => replicaStates(askedThroughRemote(ch, node.address), sql`1`))));
-  return nodes.map((node, i) => ({ ...node, behind: behind[i] }));
+  return nodes.map((node, i) => ({ address: node.address, shard: String(node.shard), replica: String(node.replica), behind: behind[i] }));
+}
+
+const macrosRow = z.object({ shard: z.string(), replica: z.string() });
+
+/** The {shard} and {replica} macros of the node `ch` talks to; undefined when it cannot be reached. */
+async function macrosOf(ch: ClickHouse): Promise<{ shard: string; replica: string } | undefined> {
+  const asked = ch.query(
+    sql`SELECT anyIf(substitution, macro = 'shard') AS shard, anyIf(substitution, macro = 'replica') AS replica FROM system.macros`,
+    macrosRow,
+  );
+  return unlessUnreachable(asked.then(([row]) => row), undefined);
 }
 
 /** This node's replicas of the tables `which` selects; undefined when the node cannot be reached. */

@@ -318,14 +318,21 @@ describe('soulgraph on a local cluster', () => {
   // partition drop).
   it('shows in soulgraph status each node with its replication lag, and a dead one as unreachable', async () => {
     const victim = cluster.clickhouse[1]!;
+    const direct = createClickHouse({ ...config, CLICKHOUSE_NODE_URLS: cluster.clickhouse.map((m) => m.url) });
     await cluster.kill(victim);
     const report = (await clusterReport(ch)).join('\n');
+    const directReport = (await clusterReport(direct).finally(() => direct.close())).join('\n');
     await cluster.restart(victim);
     expect(report).toContain(`cluster ${cluster.name}:`);
     for (const member of cluster.clickhouse) {
       const line = report.split('\n').find((l) => l.startsWith(`127.0.0.1:${member.ports.tcpPort} `));
       expect(line, member.name).toMatch(member === victim ? /\sunreachable$/ : /\s\d+$/);
       expect(line, member.name).toMatch(new RegExp(`\\s${member.shard}\\s+${member.replica}\\s`));
+    }
+    // With CLICKHOUSE_NODE_URLS each node is asked directly and names itself by its macros.
+    for (const member of cluster.clickhouse) {
+      const line = directReport.split('\n').find((l) => l.startsWith(`${new URL(member.url).host} `));
+      expect(line, member.name).toMatch(member === victim ? /\s-\s+-\s+unreachable$/ : new RegExp(`\\s${member.shard}\\s+${member.name}\\s+\\d+$`));
     }
   }, 60_000);
 });
