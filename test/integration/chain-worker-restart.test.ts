@@ -30,7 +30,10 @@ const count = async (table: string) =>
 beforeAll(async () => {
   [node, meta] = await Promise.all([startHardhatNode(), startMetadataServer()]);
   meta.setSlowMs(1_500);
-  childEnv = { ...env.env, ...chainSettings(node, { blocksPerJob: 1_000 }), METADATA_TIMEOUT_MS: '10000', INGEST_LOCK_MS: '1000' };
+  // A short lock, so that the killed worker's job is taken over soon; not 1 s, which a live
+  // worker on a loaded 2-core machine once failed to renew 4 times in a row ("job stalled
+  // more than allowable limit").
+  childEnv = { ...env.env, ...chainSettings(node, { blocksPerJob: 1_000 }), METADATA_TIMEOUT_MS: '10000', INGEST_LOCK_MS: '5000' };
   config = parseConfig(childEnv);
   const chain = await devChain(node.url);
   const a = chain.accounts;
