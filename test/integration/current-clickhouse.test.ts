@@ -179,7 +179,7 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     expect((await readApiKeyRows(api.ch)).length).toBe(1);
     expect((await readActiveApiKeys(api.ch)).length).toBe(1);
     expect(divergencesOfThisTest()).toEqual([]);
-  });
+  }, 180_000); // every statement runs on both engines, one after the other: 60 s was passed under the full suite's load
 
   it('compute a new wallet\'s list on demand the same', async () => {
     const wallet = privateKeyToAccount(generatePrivateKey());

@@ -62,10 +62,13 @@ export async function compiledContracts(): Promise<Record<ContractName, Artifact
 
 /** viem clients on a node whose accounts are unlocked (Hardhat's dev accounts). */
 export async function devChain(url: string) {
+  // Compiled before the first request: a socket left idle for the compile's few seconds is
+  // closed by the node's 5 s keep-alive timeout just as the first deploy reuses it ("other
+  // side closed", twice under the full suite's load).
+  const artifacts = await compiledContracts();
   const publicClient = createPublicClient({ transport: http(url) });
   const accounts = (await publicClient.request({ method: 'eth_accounts' } as never)) as Address[];
   const wallet = (from: Address) => createWalletClient({ account: from, transport: http(url) });
-  const artifacts = await compiledContracts();
 
   async function deploy(name: ContractName, args: unknown[] = [], from = accounts[0]!): Promise<Address> {
     const { abi, bytecode } = artifacts[name];
