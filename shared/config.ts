@@ -399,7 +399,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
   if (result.success) {
     const config = result.data;
-    // The local stack starts one plain server, which has no cluster to run ON CLUSTER statements on.
     if (config.CLICKHOUSE_NODE_URLS.length > 0 && !config.CLICKHOUSE_CLUSTER) {
       throw new ConfigError('Invalid setting CLICKHOUSE_NODE_URLS: the nodes of a cluster, so it needs CLICKHOUSE_CLUSTER');
     }
@@ -408,6 +407,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         `Invalid setting REC_FOF_PASS_ON_DEPTH (${config.REC_FOF_PASS_ON_DEPTH}): how far down a followee's list the ${config.REC_FOF_PER_FOLLOWEE} it passes on (REC_FOF_PER_FOLLOWEE) are looked for, so it must be at least that`,
       );
     }
+    // The local stack starts one plain server, which has no cluster to run ON CLUSTER statements on.
     if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
       throw new ConfigError(`Invalid setting CLICKHOUSE_CLUSTER (${JSON.stringify(config.CLICKHOUSE_CLUSTER)}): needs CLICKHOUSE_URL, the address of a node of that cluster`);
     }

@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import { clusterNodes } from '../../shared/clickhouse/cluster-hosts.ts';
 import { placementOf, partsTableName } from '../../shared/clickhouse/cluster-schema.ts';
 import { replicationLeaders } from '../../shared/clickhouse/replication-leaders.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
@@ -36,12 +37,12 @@ export async function compactTables(ch: ClickHouse, onTable: (table: string) => 
   if (ch.nodes.length === 0) {
     throw new Error("compaction on a cluster runs on each shard's leader: set CLICKHOUSE_NODE_URLS to every node's HTTP address (docs/cluster.md)");
   }
-  const [shards] = await ch.query(sql`SELECT uniqExact(shard_num) AS n FROM system.clusters WHERE cluster = ${ch.cluster}`, z.object({ n: z.coerce.number() }));
+  const shards = new Set((await clusterNodes(ch)).map((node) => node.shard)).size;
   for (const table of COMPACTED_TABLES) {
     // The leader lists the parts to merge: first it must hold every part its peers took.
     await awaitReplication(ch, [table]);
     const leaders = await replicationLeaders(ch.nodes, ch.database, partsTableName(ch, table));
-    const expected = placementOf(table).kind === 'sharded' ? shards!.n : 1;
+    const expected = placementOf(table).kind === 'sharded' ? shards : 1;
     if (leaders.length !== expected) {
       throw new Error(`compaction of ${table}: ${leaders.length} of the ${expected} replication leaders answered among CLICKHOUSE_NODE_URLS`);
     }

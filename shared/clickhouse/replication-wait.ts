@@ -58,14 +58,12 @@ export interface NodeLag {
  * address in system.clusters is asked through remote().
  */
 export async function replicationLagByNode(ch: ClickHouse): Promise<NodeLag[]> {
-  if (ch.nodes.length > 0) {
-    const answers = await Promise.all(ch.nodes.map((node) => Promise.all([macrosOf(node), replicaStates(askedDirectly(node), sql`1`)])));
-    const behind = entriesBehind(answers.map(([, states]) => states));
-    return ch.nodes.map((node, i) => ({ address: node.address, ...(answers[i]![0] ?? { shard: '-', replica: '-' }), behind: behind[i] }));
-  }
-  const nodes = await clusterNodes(ch);
-  const behind = entriesBehind(await Promise.all(nodes.map((node) => replicaStates(askedThroughRemote(ch, node.address), sql`1`))));
-  return nodes.map((node, i) => ({ address: node.address, shard: String(node.shard), replica: String(node.replica), behind: behind[i] }));
+  const named =
+    ch.nodes.length > 0
+      ? await Promise.all(ch.nodes.map(async (node) => ({ address: node.address, source: askedDirectly(node), ...((await macrosOf(node)) ?? { shard: '-', replica: '-' }) })))
+      : (await clusterNodes(ch)).map((node) => ({ address: node.address, source: askedThroughRemote(ch, node.address), shard: String(node.shard), replica: String(node.replica) }));
+  const behind = entriesBehind(await Promise.all(named.map((node) => replicaStates(node.source, sql`1`))));
+  return named.map(({ source: _, ...node }, i) => ({ ...node, behind: behind[i] }));
 }
 
 const macrosRow = z.object({ shard: z.string(), replica: z.string() });

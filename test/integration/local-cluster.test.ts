@@ -289,8 +289,9 @@ describe('soulgraph on a local cluster', () => {
     try {
       await direct.insert('recommendations', recommendationRows(91, 40, 1));
       await awaitReplication(direct, ['recommendations'], { timeoutMs: 30_000 });
-      const left = (member: (typeof cluster.clickhouse)[number]) =>
-        onNode(member, (node) => node.query(sql`SELECT count() AS n FROM ${identifier('recommendations_local')} WHERE snapshot_id = 91`, countRow).then(([row]) => row!.n));
+      const rowsOf = (snapshotId: number) => (member: (typeof cluster.clickhouse)[number]) =>
+        onNode(member, (node) => node.query(sql`SELECT count() AS n FROM ${identifier('recommendations_local')} WHERE snapshot_id = ${snapshotId}`, countRow).then(([row]) => row!.n));
+      const left = rowsOf(91);
       // 40 rows, each on both replicas of its shard. (Polled: once in three runs the wait above
       // returned before a second replica had fetched them; not explained yet.)
       await waitFor(async () => (await Promise.all(cluster.clickhouse.map(left))).reduce((a, b) => a + b) === 80, 30_000, 'both replicas of each shard');
@@ -304,9 +305,7 @@ describe('soulgraph on a local cluster', () => {
       expect(await dropPartitionsWhere(direct, ['recommendations'], sql`partition_id = '92-0'`)).toBe(1);
       await awaitReplication(direct, ['recommendations'], { timeoutMs: 30_000 });
       const live = cluster.clickhouse.filter((m) => m !== victim);
-      const left92 = (member: (typeof cluster.clickhouse)[number]) =>
-        onNode(member, (node) => node.query(sql`SELECT count() AS n FROM ${identifier('recommendations_local')} WHERE snapshot_id = 92`, countRow).then(([row]) => row!.n));
-      await waitFor(async () => (await Promise.all(live.map(left92))).every((n) => n === 0), 30_000, 'the partition gone from every live node');
+      await waitFor(async () => (await Promise.all(live.map(rowsOf(92)))).every((n) => n === 0), 30_000, 'the partition gone from every live node');
     } finally {
       await direct.close();
       await cluster.restart(victim);
