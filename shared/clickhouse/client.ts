@@ -43,7 +43,8 @@ export interface ClickHouse {
   /**
    * A client of each node in CLICKHOUSE_NODE_URLS (none when unset), with the same user,
    * password and database: for what must run on particular nodes of a cluster rather than
-   * through its Distributed tables. Made on first use, closed with this client.
+   * through its Distributed tables. Made on first use, closed with the client that made them;
+   * each of them has the same `nodes`.
    */
   readonly nodes: readonly ClickHouse[];
   close(): Promise<void>;
@@ -64,6 +65,12 @@ export interface ClickHouseOptions {
    * stalls, requests queued behind the stuck ones would wait for as long as it does.
    */
   deadlineMs?: number;
+  /**
+   * For a client of one of the cluster's nodes (`nodes`): the node clients it shares with the
+   * client that made them, which closes them. A bucket computed on a node then still sends
+   * its ALTERs to every node (cluster-schema.ts, alterOnEveryShard), not ON CLUSTER.
+   */
+  siblings?: () => readonly ClickHouse[];
 }
 
 export function createClickHouse(config: Config, options: ClickHouseOptions = {}): ClickHouse {
@@ -118,14 +125,16 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     }
   }
 
+  // Made on first use, closed with this client; a node client shares its maker's.
   let nodes: ClickHouse[] | undefined;
+  const nodesOf: () => readonly ClickHouse[] =
+    options.siblings ?? (() => (nodes ??= config.CLICKHOUSE_NODE_URLS.map((url) => createClickHouse({ ...config, CLICKHOUSE_URL: url }, { ...options, siblings: nodesOf }))));
   return {
     database,
     address: new URL(config.CLICKHOUSE_URL).host,
     ...(config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER } : {}),
     get nodes() {
-      nodes ??= config.CLICKHOUSE_NODE_URLS.map((url) => createClickHouse({ ...config, CLICKHOUSE_URL: url, CLICKHOUSE_NODE_URLS: [] }, options));
-      return nodes;
+      return nodesOf();
     },
     async query(statement, row, settings) {
       const rows = await withinDeadline(async (params) => {

@@ -25,6 +25,8 @@ describe('the node a bucket runs on', () => {
     const addressOf = async (bucket: number) => (await nodes.forBucket(bucket)).address;
     expect(await Promise.all([0, 1, 2, 3, 4, 5].map(addressOf))).toEqual([a, b, b, a, b, b]);
     expect(await (await nodes.forBucket(2)).client.ping()).toBe(true);
+    // A bucket's node still knows every node, so that its ALTERs reach each one (not ON CLUSTER).
+    expect((await nodes.forBucket(0)).client.nodes).toBe(main.nodes);
 
     const none = bucketNodes(env.ch);
     expect(await none.forBucket(7)).toEqual({ client: env.ch });
