@@ -4,11 +4,15 @@
  *
  *   <prefix>:serving:list:v3:<snapshot>:<profileId>  string  the first SERVING_DEPTH recommendations (encodeServedList)
  *   <prefix>:serving:profiles                     hash    profileId -> [updatedAt, name, avatar]  (newest wins)
+ *   <prefix>:serving:profiles:<part>              the same, on a Redis Cluster: PROFILE_PARTS hashes (profilesPart)
  *   <prefix>:serving:following:<profileId>        hash    followeeId -> updatedAt * 2 + active     (newest wins)
  *   <prefix>:serving:mirror-sync                  hash    the nightly re-sync's progress (pipeline/serving/mirror-sync-state.ts)
  *
  * `<prefix>` is QUEUE_PREFIX without a hash tag's braces. On a Redis Cluster each key lands
- * in the slot its whole name hashes to, the profiles hash on one master with the rest spread.
+ * in the slot its whole name hashes to, so that the copy spreads over the masters: the
+ * profiles mirror too, split there by a hash of the profile id (one hash of 100 M profiles
+ * would be ~10 GB on one master). On one server it stays one hash, which the API's script
+ * reads in the same round trip as the list.
  *
  * Lists expire (SERVING_LIST_TTL_SECONDS); a missing list is recomputed or re-read from
  * ClickHouse on demand. The two mirrors are written through by the profiles and follows
@@ -17,10 +21,12 @@
  */
 import { z } from 'zod';
 import { cell, tabSeparatedCells } from './clickhouse/tab-separated.ts';
+import { servingCopyOnCluster, type Config } from './config.ts';
 
 export interface ServingKeys {
   list(snapshotId: number, profileId: string): string;
-  readonly profiles: string;
+  /** The hash holding this profile's summary: the same one for every profile on one server. */
+  profiles(profileId: string): string;
   following(profileId: string): string;
   readonly mirrorSync: string;
 }
@@ -34,14 +40,28 @@ export interface ServingKeys {
  */
 export const SERVED_LIST_FORMAT = 'v3';
 
-export function servingKeys(queuePrefix: string): ServingKeys {
+/**
+ * How many hashes the profiles mirror is split into on a Redis Cluster: at 100 M profiles
+ * about 100 k fields (10 MB) each, small enough to move between masters when the cluster is
+ * resharded, and enough of them to spread evenly over tens of masters.
+ */
+export const PROFILE_PARTS = 1024;
+
+/** Which of the PROFILE_PARTS hashes holds a profile's summary (32-bit FNV-1a of the id's UTF-8). */
+export function profilesPart(profileId: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(profileId, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % PROFILE_PARTS;
+}
+
+export function servingKeys(config: Pick<Config, 'QUEUE_PREFIX' | 'SERVING_REDIS_URL'> & Partial<Pick<Config, 'REDIS_CLUSTER_NODES'>>): ServingKeys {
   // Without the queues' hash tag ({soulgraph} on a Redis Cluster, shared/config.ts): every key
-  // then hashes whole, so that lists and following hashes spread over the cluster's masters.
+  // then hashes whole, so that lists and hashes spread over the cluster's masters.
   // No script reads two of them on a cluster (api/recommend/served-lists.ts).
-  const base = `${queuePrefix.replace(/[{}]/g, '')}:serving`;
+  const base = `${config.QUEUE_PREFIX.replace(/[{}]/g, '')}:serving`;
   return {
     list: (snapshotId, profileId) => `${base}:list:${SERVED_LIST_FORMAT}:${snapshotId}:${profileId}`,
-    profiles: `${base}:profiles`,
+    profiles: servingCopyOnCluster(config) ? (profileId) => `${base}:profiles:${profilesPart(profileId)}` : () => `${base}:profiles`,
     following: (profileId) => `${base}:following:${profileId}`,
     mirrorSync: `${base}:mirror-sync`,
   };

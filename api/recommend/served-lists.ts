@@ -42,19 +42,20 @@ const storedSummary = z.tuple([z.number(), z.string().nullable(), z.string().nul
 
 type RedisWithPage = RedisClient & { readServedPage(numberOfKeys: number, ...args: (string | number)[]): Promise<unknown> };
 
-export function createServedLists(redis: RedisClient, config: { QUEUE_PREFIX: string }): ServedLists {
-  const keys = servingKeys(config.QUEUE_PREFIX);
+export function createServedLists(redis: RedisClient, config: Parameters<typeof servingKeys>[0]): ServedLists {
+  const keys = servingKeys(config);
   const client = redis as RedisWithPage;
   client.defineCommand('readServedPage', { lua: readFileSync(new URL('./served-page.lua', import.meta.url), 'utf8') });
 
-  /** One round trip: the script reads the list and both hashes. */
+  /** One round trip: the script reads the list and both hashes (one server keeps every profile's summary in one hash). */
   const pageFromOneServer = async (snapshotId: number, profileId: string, after: number, limit: number) => {
-    const answer = await client.readServedPage(3, keys.list(snapshotId, profileId), keys.profiles, keys.following(profileId), after, limit);
+    const answer = await client.readServedPage(3, keys.list(snapshotId, profileId), keys.profiles(profileId), keys.following(profileId), after, limit);
     return answer === null ? undefined : scriptAnswer.parse(answer);
   };
   /**
-   * On a Redis Cluster the list and the two hashes are in different slots, which one script
-   * may not span: the list's page first, then both hashes at once (two round trips).
+   * On a Redis Cluster the list and the hashes are in different slots, which one script may
+   * not span: the list's page first, then the following hash and the page's profiles hashes
+   * at once (two round trips).
    */
   const pageFromCluster = async (snapshotId: number, profileId: string, after: number, limit: number) => {
     const answer = await client.readServedPage(1, keys.list(snapshotId, profileId), after, limit);
@@ -62,10 +63,23 @@ export function createServedLists(redis: RedisClient, config: { QUEUE_PREFIX: st
     const [header, lines, ids] = scriptAnswer.parse(answer);
     const candidates = lines.slice(0, limit).map((line) => line.slice(0, line.indexOf('\t')));
     const [summaries, states] = await Promise.all([
-      ids.length > 0 ? redis.hmget(keys.profiles, ...ids) : [],
+      summariesOf(ids),
       candidates.length > 0 ? redis.hmget(keys.following(profileId), ...candidates) : [],
     ]);
     return [header, lines, ids, summaries, states] satisfies z.infer<typeof scriptAnswer>;
+  };
+  /** The ids' summaries in their order, one HMGET per profiles hash they are in. */
+  const summariesOf = async (ids: readonly string[]): Promise<(string | null)[]> => {
+    const byHash = new Map<string, number[]>();
+    ids.forEach((id, i) => byHash.set(keys.profiles(id), [...(byHash.get(keys.profiles(id)) ?? []), i]));
+    const summaries: (string | null)[] = ids.map(() => null);
+    await Promise.all(
+      [...byHash].map(async ([hash, at]) => {
+        const found = await redis.hmget(hash, ...at.map((i) => ids[i]!));
+        at.forEach((i, j) => (summaries[i] = found[j] ?? null));
+      }),
+    );
+    return summaries;
   };
   const readPage = redis instanceof Cluster ? pageFromCluster : pageFromOneServer;
 

@@ -68,7 +68,7 @@ export function createServingWriter(config: Config): ServingWriter {
   // Auto-pipelining only on a cluster, where the writes' keys are spread over the masters.
   const redis = createRedis({ ...options, lazyConnect: false, enableAutoPipelining: options.clusterNodes !== undefined });
   const setIfNewer = hsetIfNewer(redis);
-  const keys = servingKeys(config.QUEUE_PREFIX);
+  const keys = servingKeys(config);
   const ttl = config.SERVING_LIST_TTL_SECONDS;
 
   return {
@@ -76,7 +76,7 @@ export function createServingWriter(config: Config): ServingWriter {
     mirrorSync: mirrorSyncStateStore(redis, keys.mirrorSync),
     profiles(rows) {
       return setIfNewer.writes(
-        rows.map((r) => ({ hash: keys.profiles, field: r.profile_id, version: r.updated_at, value: JSON.stringify([r.updated_at, r.name, r.avatar]) })),
+        rows.map((r) => ({ hash: keys.profiles(r.profile_id), field: r.profile_id, version: r.updated_at, value: JSON.stringify([r.updated_at, r.name, r.avatar]) })),
       );
     },
     follows(rows) {

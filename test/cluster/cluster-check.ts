@@ -331,7 +331,7 @@ async function checkApi(cluster: LocalCluster, clusterConfig: Config, singleConf
 
 /** The Redis master holding the most stored lists: killing it takes the most pages away. */
 async function busiestServingMaster(cluster: LocalCluster, config: Config): Promise<RedisMember> {
-  const pattern = `${servingKeys(config.QUEUE_PREFIX).list(0, '').replace(/:0:$/, '')}:*`;
+  const pattern = `${servingKeys(config).list(0, '').replace(/:0:$/, '')}:*`;
   const counts = await Promise.all(
     cluster.redis.map(async (member) => {
       const redis = new Redis(member.url);

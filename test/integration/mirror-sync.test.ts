@@ -54,7 +54,7 @@ async function ingestProfile(profileId: string, name: string, updatedAt: number,
 }
 
 const following = (profileId: string) => redis.hgetall(writer.keys.following(profileId));
-const profileSummary = async (profileId: string) => JSON.parse((await redis.hget(writer.keys.profiles, profileId)) ?? 'null');
+const profileSummary = async (profileId: string) => JSON.parse((await redis.hget(writer.keys.profiles(profileId), profileId)) ?? 'null');
 
 describe('the nightly re-sync of the mirrors', () => {
   it('copies every row into a Redis that has no record of a complete re-sync (flushed, or the first run)', async () => {

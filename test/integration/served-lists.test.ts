@@ -9,7 +9,7 @@ const env = useTestEnvironment();
 let redis: Redis;
 let served: ServedLists;
 const prefix = `${env.config.QUEUE_PREFIX}:served-lists-test`;
-const keys = servingKeys(prefix);
+const keys = servingKeys({ ...env.config, QUEUE_PREFIX: prefix });
 
 const list: ServedList = {
   m: 1,
@@ -52,7 +52,7 @@ beforeAll(async () => {
   served = createServedLists(redis, { ...env.config, QUEUE_PREFIX: prefix });
   await redis.set(keys.list(7, 'p_me'), encodeServedList(list));
   await redis.set(keys.list(9, 'p_me'), encodeServedList(awkwardList));
-  await redis.hset(keys.profiles, {
+  await redis.hset(keys.profiles('p_me'), {
     p_a: JSON.stringify([10, 'Ann "the \\ quoted" ⛓', 'https://a.example/a.png']),
     p_b: JSON.stringify([10, 'Bo', null]),
     p_friend: JSON.stringify([10, 'Fay', '']),
@@ -62,7 +62,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me').replace(':v3:', ':'), keys.list(9, 'p_me'), keys.list(5, 'p_me'), keys.profiles, keys.following('p_me'));
+  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me').replace(':v3:', ':'), keys.list(9, 'p_me'), keys.list(5, 'p_me'), keys.profiles('p_me'), keys.following('p_me'));
   await redis.quit();
 });
 
@@ -145,11 +145,11 @@ describe('a page of the serving copy', () => {
 
   it('fails loudly when a stored summary is not JSON, or not a summary, rather than serving a wrong name', async () => {
     for (const bad of ['not json', '{"name":"Ann"}', '[10,7,""]', '[10]']) {
-      await redis.hset(keys.profiles, 'p_a', bad);
+      await redis.hset(keys.profiles('p_a'), 'p_a', bad);
       try {
         await expect(served.page(7, 'p_me', 0, 1), bad).rejects.toThrow();
       } finally {
-        await redis.hset(keys.profiles, 'p_a', JSON.stringify([10, 'Ann', '']));
+        await redis.hset(keys.profiles('p_a'), 'p_a', JSON.stringify([10, 'Ann', '']));
       }
     }
   });

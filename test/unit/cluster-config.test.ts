@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { partsTableName, partsTarget } from '../../shared/clickhouse/cluster-schema.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { createRedis, redisConnection, servingRedisConnection } from '../../shared/redis.ts';
+import { PROFILE_PARTS, profilesPart, servingKeys } from '../../shared/serving.ts';
 
 describe('cluster settings', () => {
   it('runs on one server when neither is set', () => {
@@ -47,6 +48,25 @@ describe('cluster settings', () => {
     const apart = servingRedisConnection(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', SERVING_REDIS_URL: 'redis://cache:6380' }), 'producer');
     expect(apart).toMatchObject({ host: 'cache', port: 6380 });
     expect(apart.clusterNodes).toBeUndefined();
+  });
+
+  it("splits the profiles mirror by profile id over PROFILE_PARTS hashes on a Redis Cluster, and keeps it one hash on one server", () => {
+    const ids = Array.from({ length: 20_000 }, (_, i) => `p_${i}`);
+    const onCluster = servingKeys(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000' }));
+    const hashes = new Map<string, number>();
+    for (const id of ids) hashes.set(onCluster.profiles(id), (hashes.get(onCluster.profiles(id)) ?? 0) + 1);
+    expect(hashes.size).toBe(PROFILE_PARTS);
+    // Spread evenly: about 20 profiles each; none more than twice that.
+    expect(Math.max(...hashes.values())).toBeLessThan((2 * ids.length) / PROFILE_PARTS);
+    expect(onCluster.profiles('p_1')).toBe(onCluster.profiles('p_1'));
+    expect(onCluster.profiles('p_1')).toMatch(/^soulgraph:serving:profiles:\d+$/);
+    // FNV-1a 32 of 'a' is 0xe40c292c: the part a profile lands in is fixed across versions.
+    expect(profilesPart('a')).toBe(0xe40c292c % PROFILE_PARTS);
+
+    const oneServer = servingKeys(parseConfig({ REDIS_URL: 'redis://r:6379' }));
+    expect(new Set(ids.map((id) => oneServer.profiles(id)))).toEqual(new Set(['soulgraph:serving:profiles']));
+    const apart = servingKeys(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', SERVING_REDIS_URL: 'redis://cache:6380' }));
+    expect(apart.profiles('p_1')).toBe('soulgraph:serving:profiles');
   });
 
   it('refuses a ClickHouse cluster name that is not a plain identifier', () => {
