@@ -59,6 +59,38 @@ export const askedThroughRemote = (ch: ClickHouse, address: string): NodeSource 
   system: (table) => sql`remote(${address}, system, ${new SqlFragment(table)})`,
 });
 
+const macrosRow = z.object({ shard: z.string(), replica: z.string() });
+
+/** The {shard} and {replica} macros of the node `ch` talks to; undefined when it cannot be reached. */
+export async function macrosOf(ch: ClickHouse): Promise<{ shard: string; replica: string } | undefined> {
+  const asked = ch.query(
+    sql`SELECT anyIf(substitution, macro = 'shard') AS shard, anyIf(substitution, macro = 'replica') AS replica FROM system.macros`,
+    macrosRow,
+  );
+  return unlessUnreachable(asked.then(([row]) => row), undefined);
+}
+
+/**
+ * The node clients (CLICKHOUSE_NODE_URLS) that answer, grouped by their {shard} macro, in
+ * the order they were given. Throws when a shard has none (system.clusters, asked of one that
+ * answers, counts the shards): what must reach every shard cannot be done now.
+ */
+export async function liveNodesByShard(ch: ClickHouse): Promise<ClickHouse[][]> {
+  const macros = await Promise.all(ch.nodes.map(macrosOf));
+  const byShard = new Map<string, ClickHouse[]>();
+  ch.nodes.forEach((node, i) => {
+    const shard = macros[i]?.shard;
+    if (shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), node]);
+  });
+  const asked = [...byShard.values()][0]?.[0];
+  if (!asked) throw new Error(`no ClickHouse node of CLICKHOUSE_NODE_URLS answers (${ch.nodes.map((n) => n.address).join(', ')})`);
+  const shards = new Set((await clusterNodes(asked)).map((n) => n.shard)).size;
+  if (byShard.size < shards) {
+    throw new Error(`only ${byShard.size} of cluster ${ch.cluster}'s ${shards} shards have a node in CLICKHOUSE_NODE_URLS that answers (shards ${[...byShard.keys()].join(', ')})`);
+  }
+  return [...byShard.values()];
+}
+
 /** ClickHouse's codes for a node it could not reach: socket timeout, network error, all connection tries failed. */
 const UNREACHABLE_CODES = new Set(['209', '210', '279']);
 

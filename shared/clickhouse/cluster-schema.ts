@@ -18,7 +18,7 @@
  * A table the plan does not name stops the migration: a new table must choose its placement.
  */
 import type { ClickHouse } from './client.ts';
-import { unlessUnreachable } from './cluster-hosts.ts';
+import { liveNodesByShard, unlessUnreachable } from './cluster-hosts.ts';
 import { identifier, quoteString, SqlFragment } from './sql-literal.ts';
 
 export type Placement = { kind: 'sharded'; key: string } | { kind: 'everywhere' };
@@ -104,17 +104,26 @@ export function partsTarget(ch: { database: string; cluster?: string }, table: s
 
 /**
  * An ALTER of a table's parts (`alter` gets the table to name) on every shard. With node
- * clients (CLICKHOUSE_NODE_URLS) a sharded table's ALTER goes to each node that answers,
- * without ON CLUSTER: a Replicated table takes it from any replica, and a node that is down
- * runs it from the replication log once back. Otherwise it goes ON CLUSTER (partsTarget),
- * which 18.16 hands to one host per shard and waits for: a dead host makes it fail after
- * distributed_ddl_task_timeout, its shard's rows untouched (measured on the local cluster:
- * a retried bucket's partition drop waited 180 s for a killed replica, then failed the run).
+ * clients (CLICKHOUSE_NODE_URLS) a sharded table's ALTER goes, without ON CLUSTER, to one
+ * node of each shard that answers (the next one if it dies meanwhile): a Replicated table
+ * takes it from any replica into its replication log, so the others, down ones included,
+ * apply it from there, and sent to each replica a DELETE would be done twice. A shard none of
+ * whose nodes answers fails the ALTER: its rows would stay untouched. Without node clients
+ * it goes ON CLUSTER (partsTarget), which 18.16 hands to one host per shard and waits for: a
+ * dead host makes it fail after distributed_ddl_task_timeout, its shard's rows untouched
+ * (measured on the local cluster: a retried bucket's partition drop waited 180 s for a
+ * killed replica, then failed the run).
  */
 export async function alterOnEveryShard(ch: ClickHouse, table: string, alter: (target: SqlFragment) => SqlFragment): Promise<void> {
   if (ch.nodes.length === 0 || placementOf(table).kind !== 'sharded') return ch.command(alter(partsTarget(ch, table)));
-  const local = identifier(localTableName(table));
-  await Promise.all(ch.nodes.map((node) => unlessUnreachable(node.command(alter(local)), undefined)));
+  const statement = alter(identifier(localTableName(table)));
+  await Promise.all((await liveNodesByShard(ch)).map((replicas) => onFirstThatAnswers(replicas, (node) => node.command(statement))));
+}
+
+/** `ask` of the first of `nodes` that can be reached; throws when none can. */
+async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (node: ClickHouse) => Promise<void>): Promise<void> {
+  for (const node of nodes) if (await unlessUnreachable(ask(node).then(() => true), false)) return;
+  throw new Error(`no node of a shard answers (${nodes.map((n) => n.address).join(', ')})`);
 }
 
 /** The name under which system.parts lists a table's parts on a node: the local table of a sharded one. */

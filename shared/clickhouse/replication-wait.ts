@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
-import { askedDirectly, askedThroughRemote, clusterNodes, everyNode, unlessUnreachable, type NodeSource } from './cluster-hosts.ts';
+import { askedDirectly, askedThroughRemote, clusterNodes, everyNode, macrosOf, unlessUnreachable, type NodeSource } from './cluster-hosts.ts';
 import { partsTableName } from './cluster-schema.ts';
 import { inList, sql, type SqlFragment } from './sql-literal.ts';
 
@@ -64,17 +64,6 @@ export async function replicationLagByNode(ch: ClickHouse): Promise<NodeLag[]> {
       : (await clusterNodes(ch)).map((node) => ({ address: node.address, source: askedThroughRemote(ch, node.address), shard: String(node.shard), replica: String(node.replica) }));
   const behind = entriesBehind(await Promise.all(named.map((node) => replicaStates(node.source, sql`1`))));
   return named.map(({ source: _, ...node }, i) => ({ ...node, behind: behind[i] }));
-}
-
-const macrosRow = z.object({ shard: z.string(), replica: z.string() });
-
-/** The {shard} and {replica} macros of the node `ch` talks to; undefined when it cannot be reached. */
-async function macrosOf(ch: ClickHouse): Promise<{ shard: string; replica: string } | undefined> {
-  const asked = ch.query(
-    sql`SELECT anyIf(substitution, macro = 'shard') AS shard, anyIf(substitution, macro = 'replica') AS replica FROM system.macros`,
-    macrosRow,
-  );
-  return unlessUnreachable(asked.then(([row]) => row), undefined);
 }
 
 /** This node's replicas of the tables `which` selects; undefined when the node cannot be reached. */

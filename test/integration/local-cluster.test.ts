@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { migrate } from '../../shared/clickhouse/migrate.ts';
 import { dropPartitionsWhere } from '../../shared/clickhouse/partition-drop.ts';
+import { alterOnEveryShard } from '../../shared/clickhouse/cluster-schema.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../../shared/config.ts';
@@ -186,11 +187,19 @@ describe('soulgraph on a local cluster', () => {
 
       // Every master holds some of the lists (300 keys over 3 masters), and each saves on request.
       const masters = (serving[0]!.reader as Cluster).nodes('master');
-      const listKeys = (node: Redis) => node.keys(`${servingKeys(config.QUEUE_PREFIX).list(7, '')}*`).then((keys) => keys.length);
+      const listKeys = (node: Redis) => node.keys(`${servingKeys(config).list(7, '')}*`).then((keys) => keys.length);
       const perMaster = await Promise.all(masters.map(listKeys));
       expect(perMaster.length).toBe(3);
       expect(perMaster.every((n) => n > 0)).toBe(true);
       expect(perMaster.reduce((a, b) => a + b)).toBe(ids.length);
+      // So do the profiles mirror's hashes: every summary in the hash of its part, none in one big hash.
+      const profileFields = async (node: Redis) => {
+        const hashes = await node.keys(`${servingKeys(config).profiles('s0').replace(/\d+$/, '')}*`);
+        return (await Promise.all(hashes.map((h) => node.hlen(h)))).reduce((a, b) => a + b, 0);
+      };
+      const summariesPerMaster = await Promise.all(masters.map(profileFields));
+      expect(summariesPerMaster.every((n) => n > 0 && n < ids.length)).toBe(true);
+      expect(summariesPerMaster.reduce((a, b) => a + b)).toBe(ids.length);
       const saves = (node: Redis) => node.info('persistence').then((info) => Number(/^rdb_saves:(\d+)/m.exec(info)?.[1]));
       const before = await Promise.all(masters.map(saves));
       await serving[0]!.writer.snapshot();
@@ -297,6 +306,23 @@ describe('soulgraph on a local cluster', () => {
       await waitFor(async () => (await Promise.all(cluster.clickhouse.map(left))).reduce((a, b) => a + b) === 80, 30_000, 'both replicas of each shard');
       expect(await dropPartitionsWhere(direct, ['recommendations'], sql`partition_id = '91-0'`)).toBe(1);
       await waitFor(async () => (await Promise.all(cluster.clickhouse.map(left))).every((n) => n === 0), 30_000, 'the partition gone from every node');
+      // A DELETE goes to one replica of each shard, which logs it for the other: one mutation
+      // per shard, not one per node (each would be applied on both replicas).
+      await direct.insert('recommendations', recommendationRows(93, 40, 1));
+      await awaitReplication(direct, ['recommendations'], { timeoutMs: 30_000 });
+      await alterOnEveryShard(direct, 'recommendations', (target) => sql`ALTER TABLE ${target} DELETE WHERE snapshot_id = 93`);
+      const mutations = (member: (typeof cluster.clickhouse)[number]) =>
+        onNode(member, (node) =>
+          node.query(sql`SELECT count() AS n FROM system.mutations WHERE table = 'recommendations_local' AND position(command, 'snapshot_id = 93') > 0`, countRow).then(([row]) => row!.n),
+        );
+      await waitFor(async () => (await Promise.all(cluster.clickhouse.map(mutations))).every((n) => n === 1), 30_000, 'one mutation on every node');
+      await waitFor(async () => (await Promise.all(cluster.clickhouse.map(rowsOf(93)))).every((n) => n === 0), 30_000, 'the rows gone from every node');
+      // Node URLs that leave out a shard cannot reach its rows: refused, not done in part.
+      const oneShard = createClickHouse({ ...config, CLICKHOUSE_NODE_URLS: cluster.clickhouse.filter((m) => m.shard === 1).map((m) => m.url) });
+      await expect(alterOnEveryShard(oneShard, 'recommendations', (target) => sql`ALTER TABLE ${target} DELETE WHERE snapshot_id = 93`)).rejects.toThrow(
+        /only 1 of cluster \w+'s 2 shards have a node in CLICKHOUSE_NODE_URLS that answers/,
+      );
+      await oneShard.close();
       // A node that cannot be reached is left out of a wait, and a drop ON CLUSTER does not
       // wait for it (18.16 would, for distributed_ddl_task_timeout: 180 s).
       await cluster.kill(victim);
