@@ -67,6 +67,9 @@ export function createServingWriter(config: Config): ServingWriter {
   const options = servingRedisConnection(config, 'worker');
   // Auto-pipelining only on a cluster, where the writes' keys are spread over the masters.
   const redis = createRedis({ ...options, lazyConnect: false, enableAutoPipelining: options.clusterNodes !== undefined });
+  // A write that fails rejects its caller's job, which reports it; without a listener ioredis
+  // would also print a stack per reconnect attempt while the Redis is away.
+  redis.on('error', () => {});
   const setIfNewer = hsetIfNewer(redis);
   const keys = servingKeys(config);
   const ttl = config.SERVING_LIST_TTL_SECONDS;
