@@ -47,6 +47,19 @@ describe('docs/scaling.md', () => {
     expect(row('buckets of 25,000')).toEqual(sizes.map((m) => (m * 40).toLocaleString('en-US')));
   });
 
+  it("reads the third size's ratios from its measurements, next to what each reading predicts for 3 × the profiles", () => {
+    const third = (label: string) => doc.split('\n').filter((l) => l.startsWith(`| ${label}`)).at(-1)!.split('|').slice(2, -1).map((cell) => cell.trim());
+    const bucket = third('a bucket: compute + publish');
+    expect(bucket[2]).toBe(`× ${(seconds(bucket[1]!) / seconds(bucket[0]!)).toFixed(2)}`);
+    expect(bucket[3]).toBe(`× ${(growth ** Math.log10(3)).toFixed(2)}`);
+    expect(bucket[4]).toBe(`× ${((base + slope * 0.3) / (base + slope * 0.1)).toFixed(2)}`);
+    const workingSet = third('working set (until');
+    expect(workingSet[2]).toBe(`× ${(number(workingSet[1]!) / number(workingSet[0]!)).toFixed(2)}`);
+    expect(workingSet[3]).toBe(`× ${((setLarge / setSmall) ** Math.log10(3)).toFixed(2)}`);
+    const run = third('run');
+    expect(run[2]).toBe(`× ${(number(run[1]!) / number(run[0]!)).toFixed(2)}`);
+  });
+
   it('costs the buckets and the working set by both readings', () => {
     expect(row('a bucket, power / linear')).toEqual(sizes.map((_, i) => `${coreSeconds(power[i]!)} / ${coreSeconds(linear[i]!)} core-s`));
     expect(row('all buckets, power / linear')).toEqual(
