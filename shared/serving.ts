@@ -7,6 +7,7 @@
  *   <prefix>:serving:profiles:<part>              the same, on a Redis Cluster: PROFILE_PARTS hashes (profilesPart)
  *   <prefix>:serving:following:<profileId>        hash    followeeId -> updatedAt * 2 + active     (newest wins)
  *   <prefix>:serving:mirror-sync                  hash    the nightly re-sync's progress (pipeline/serving/mirror-sync-state.ts)
+ *   <prefix>:serving:mirror-sync:parts-<n>        the same, on a Redis Cluster
  *
  * `<prefix>` is QUEUE_PREFIX without a hash tag's braces. On a Redis Cluster each key lands
  * in the slot its whole name hashes to, so that the copy spreads over the masters: the
@@ -59,11 +60,15 @@ export function servingKeys(config: Pick<Config, 'QUEUE_PREFIX' | 'SERVING_REDIS
   // then hashes whole, so that lists and hashes spread over the cluster's masters.
   // No script reads two of them on a cluster (api/recommend/served-lists.ts).
   const base = `${config.QUEUE_PREFIX.replace(/[{}]/g, '')}:serving`;
+  const parts = servingCopyOnCluster(config) ? PROFILE_PARTS : 1;
   return {
     list: (snapshotId, profileId) => `${base}:list:${SERVED_LIST_FORMAT}:${snapshotId}:${profileId}`,
-    profiles: servingCopyOnCluster(config) ? (profileId) => `${base}:profiles:${profilesPart(profileId)}` : () => `${base}:profiles`,
+    profiles: parts === 1 ? () => `${base}:profiles` : (profileId) => `${base}:profiles:${profilesPart(profileId)}`,
     following: (profileId) => `${base}:following:${profileId}`,
-    mirrorSync: `${base}:mirror-sync`,
+    // Named for the split: a copy written as one hash (before the split) or in another number
+    // of parts has no re-sync state under this name, so the next nightly run re-syncs every
+    // profile into the hashes read now.
+    mirrorSync: parts === 1 ? `${base}:mirror-sync` : `${base}:mirror-sync:parts-${parts}`,
   };
 }
 

@@ -67,6 +67,10 @@ describe('cluster settings', () => {
     expect(new Set(ids.map((id) => oneServer.profiles(id)))).toEqual(new Set(['soulgraph:serving:profiles']));
     const apart = servingKeys(parseConfig({ REDIS_CLUSTER_NODES: 'r:7000', SERVING_REDIS_URL: 'redis://cache:6380' }));
     expect(apart.profiles('p_1')).toBe('soulgraph:serving:profiles');
+    // The re-sync state is named for the split: a copy kept as one hash before has none under
+    // the split's name, so the next nightly run re-syncs every profile into the parts.
+    expect(onCluster.mirrorSync).toBe(`soulgraph:serving:mirror-sync:parts-${PROFILE_PARTS}`);
+    expect(oneServer.mirrorSync).toBe('soulgraph:serving:mirror-sync');
   });
 
   it('refuses a ClickHouse cluster name that is not a plain identifier', () => {
