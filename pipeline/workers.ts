@@ -27,6 +27,7 @@ import { createMaintenanceWorker } from './maintenance/maintenance.worker.ts';
 import { createMaterializeWorkers } from './materialize/materialize.worker.ts';
 import { createPipelineMetrics, type PipelineMetrics } from './metrics/pipeline-metrics.ts';
 import { createServingWriter } from './serving/serving-writer.ts';
+import { settlesWithin } from './settles-within.ts';
 
 /** Kinds the API reads live from the serving copy (names, avatars, who follows whom). */
 const MIRRORED_KINDS: readonly KindName[] = ['profiles', 'follows'];
@@ -98,17 +99,6 @@ export async function startWorkers(
       await clickhouse.close();
     },
   };
-}
-
-/** Whether `promise` settles within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }
 
 /** One job at a time across every worker process, not only within this one. */

@@ -13,6 +13,7 @@ import { ChunkTexts } from './chunk-texts.ts';
 import { ChunkTracker, type ChunkOutcome } from './chunk-tracker.ts';
 import { preflight } from './preflight.ts';
 import { readSourceChunks, type SourceChunk } from './source-chunks.ts';
+import { settlesWithin } from '../settles-within.ts';
 
 export interface IngestRunOptions {
   kind: KindName;
@@ -167,17 +168,10 @@ export async function runIngest(config: Config, options: IngestRunOptions): Prom
     throw new IngestInterrupted(summary, error);
   } finally {
     redis.disconnect();
-    await settledWithin(CLOSE_TIMEOUT_MS, [events.close(), queue.close()]);
+    await settlesWithin(Promise.allSettled([events.close(), queue.close()]), CLOSE_TIMEOUT_MS);
   }
   summary.elapsedMs = Date.now() - started;
   return summary;
-}
-
-/** Waits for the promises to settle, `ms` at most; failures and the timeout are not errors (the caller is closing up). */
-async function settledWithin(ms: number, promises: Promise<unknown>[]): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(promises), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 function csvBody({ header, rows, lines, malformed }: Extract<SourceChunk, { rows: string[][] }>) {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedis } from '../../shared/local-stack/redis-server.ts';
 import type { RunningService } from '../../shared/local-stack/running-service.ts';
 import { redisConnection } from '../../shared/redis.ts';
+import { settlesWithin } from '../../pipeline/settles-within.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
@@ -39,12 +40,8 @@ async function startRedisAgain(): Promise<void> {
   redis = await startRedis({ dir: redisDir, port: Number(new URL(redis.url).port) });
 }
 
-/** Whether `promise` settles within `ms`. */
-const settlesWithin = (promise: Promise<unknown>, ms: number) =>
-  Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
-
 describe('closing the workers after their Redis died', () => {
-  it("still ends BullMQ's own close, which never returns (the contract the grace is there for)", async () => {
+  it("finds BullMQ's own Worker.close() still never returning: the hang the grace is there for", async () => {
     const worker = new Worker('close-contract', async () => {}, { connection: redisConnection(env.config, 'worker'), prefix: `${env.config.QUEUE_PREFIX}-contract` });
     worker.on('error', () => {});
     await worker.waitUntilReady();
