@@ -71,7 +71,10 @@ export function createServedLists(redis: RedisClient, config: Parameters<typeof 
   /** The ids' summaries in their order, one HMGET per profiles hash they are in. */
   const summariesOf = async (ids: readonly string[]): Promise<(string | null)[]> => {
     const byHash = new Map<string, number[]>();
-    ids.forEach((id, i) => byHash.set(keys.profiles(id), [...(byHash.get(keys.profiles(id)) ?? []), i]));
+    ids.forEach((id, i) => {
+      const hash = keys.profiles(id);
+      byHash.set(hash, [...(byHash.get(hash) ?? []), i]);
+    });
     const summaries: (string | null)[] = ids.map(() => null);
     await Promise.all(
       [...byHash].map(async ([hash, at]) => {
