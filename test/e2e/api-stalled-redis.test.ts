@@ -4,24 +4,14 @@
  * passes, and serves again when Redis resumes. A Redis of this file's own, since stopping
  * the shared one would stall every other test file.
  */
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis } from '../../shared/local-stack/redis-server.ts';
-import type { RunningService } from '../../shared/local-stack/running-service.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as world from '../fixtures/small-world.ts';
 import { whileStopped } from '../support/stopped-process.ts';
 import { useApi } from '../support/api-harness.ts';
+import { usePrivateRedis } from '../support/private-redis.ts';
 import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
 
-let redis: RunningService;
-beforeAll(async () => {
-  redis = await startRedis({ dir: await mkdtemp(path.join(os.tmpdir(), 'soulgraph-stalled-redis-')) });
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = usePrivateRedis('stalled-redis');
 const api = useApi(world.SMALL_WORLD_SETTINGS, { late: () => ({ REDIS_URL: redis.url }) });
 
 let apiKey: string;

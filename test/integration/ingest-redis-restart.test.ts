@@ -10,24 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis } from '../../shared/local-stack/redis-server.ts';
+import { describe, expect, it } from 'vitest';
 import { ingestQueueName } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
-import type { RunningService } from '../../shared/local-stack/running-service.ts';
 import { numberedTransaction } from '../fixtures/transactions.ts';
 import { exitOf, spawnSoulgraph, waitFor } from '../support/child-process.ts';
+import { usePrivateRedis } from '../support/private-redis.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
-let redisDir: string;
-let redis: RunningService;
-beforeAll(async () => {
-  redisDir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-redis-restart-'));
-  redis = await startRedis({ dir: redisDir });
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = usePrivateRedis('redis-restart');
 const env = useTestEnvironment({}, { late: () => ({ REDIS_URL: redis.url }) });
 
 async function writeTransactions(rows: number): Promise<string> {
@@ -57,10 +48,9 @@ describe('soulgraph ingest when Redis dies mid-run', () => {
     const ingest = spawnSoulgraph(['ingest', 'transactions', file, '--chunk-rows', '2000', '--workers', 'no'], env.env);
     await waitFor(async () => (await waitingChunks()) > 0, 60_000, 'the first chunks queued');
 
-    const port = Number(new URL(redis.url).port);
-    process.kill(redis.pid, 'SIGKILL');
+    await redis.kill();
     await sleep(3_000);
-    redis = await startRedis({ dir: redisDir, port });
+    await redis.startAgain();
 
     const ended = await Promise.race([exitOf(ingest), sleep(60_000).then(() => 'still running' as const)]);
     if (ended === 'still running') ingest.kill('SIGKILL');

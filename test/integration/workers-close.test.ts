@@ -5,39 +5,22 @@
  * that a process shutting down ends. A Redis of this file's own, since killing the shared one
  * would break every other test file.
  */
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Worker } from 'bullmq';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startRedis } from '../../shared/local-stack/redis-server.ts';
-import type { RunningService } from '../../shared/local-stack/running-service.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { redisConnection } from '../../shared/redis.ts';
 import { settlesWithin } from '../../pipeline/settles-within.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
+import { usePrivateRedis } from '../support/private-redis.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
-let redisDir: string;
-let redis: RunningService;
-beforeAll(async () => {
-  redisDir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-workers-close-'));
-  redis = await startRedis({ dir: redisDir });
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = usePrivateRedis('workers-close');
 const env = useTestEnvironment({}, { late: () => ({ REDIS_URL: redis.url }) });
 
 /** Kills the Redis and lets the clients see it: a client still `ready` would end at once. */
 async function killRedis(): Promise<void> {
-  process.kill(redis.pid, 'SIGKILL');
-  await redis.exited;
+  await redis.kill();
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-}
-
-async function startRedisAgain(): Promise<void> {
-  redis = await startRedis({ dir: redisDir, port: Number(new URL(redis.url).port) });
 }
 
 describe('closing the workers after their Redis died', () => {
@@ -52,7 +35,7 @@ describe('closing the workers after their Redis died', () => {
       expect(await settlesWithin(worker.close(), 5_000)).toBe(false);
     } finally {
       void worker.disconnect().catch(() => {});
-      await startRedisAgain();
+      await redis.startAgain();
     }
   }, 60_000);
 
@@ -74,7 +57,7 @@ describe('closing the workers after their Redis died', () => {
       expect(printed.mock.calls.map(([text]) => String(text)).filter((text) => text.includes('Unhandled error event'))).toEqual([]);
     } finally {
       printed.mockRestore();
-      await startRedisAgain();
+      await redis.startAgain();
     }
   }, 60_000);
 
