@@ -33,12 +33,39 @@ export async function awaitReplication(ch: ClickHouse, tables: readonly string[]
   const nodes = await everyNode(ch);
   const which = sql`table IN ${inList(tables.map((table) => partsTableName(ch, table)))}`;
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let previous: ReplicaPoll | undefined;
   for (;;) {
-    const behind = entriesBehind(await Promise.all(nodes.map((node) => replicaStates(node, which))));
-    if (behind.every((n) => (n ?? 0) === 0)) return;
-    if (Date.now() > deadline) throw new Error(`replicas of ${tables.join(', ')} still ${behind.reduce((a: number, b) => a + (b ?? 0), 0)} log entries behind after ${(options.timeoutMs ?? 120_000) / 1000} s`);
+    const poll = await Promise.all(nodes.map((node) => replicaStates(node, which)));
+    if (settled(previous, poll)) return;
+    previous = poll;
+    if (Date.now() > deadline) {
+      const behind = entriesBehind(poll).reduce((a: number, b) => a + (b ?? 0), 0);
+      throw new Error(`replicas of ${tables.join(', ')} still ${behind} log entries behind after ${(options.timeoutMs ?? 120_000) / 1000} s`);
+    }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
   }
+}
+
+/** One look at every node: its replicas of the tables waited for, undefined for a node that did not answer. */
+export type ReplicaPoll = readonly (ReplicaState[] | undefined)[];
+
+/**
+ * Whether two polls in a row find every answering replica caught up, at the same log
+ * positions. One poll is not enough: system.replicas reads a replica's fetch queue from
+ * memory first and its log pointer from ZooKeeper after, and a replica pulls new log
+ * entries by moving its pointer in ZooKeeper first and queueing the fetches in memory
+ * after (ReplicatedMergeTreeQueue::pullLogsToQueue). A pull in either gap shows the
+ * pointer past an entry whose part is neither fetched nor queued: 0 behind. Such a pull
+ * has queued its fetches by the next poll, which then counts them, or has moved the
+ * pointer again.
+ */
+export function settled(previous: ReplicaPoll | undefined, current: ReplicaPoll): boolean {
+  if (!previous || entriesBehind(current).some((n) => (n ?? 0) > 0) || entriesBehind(previous).some((n) => (n ?? 0) > 0)) return false;
+  return logPositions(previous) === logPositions(current);
+}
+
+function logPositions(poll: ReplicaPoll): string {
+  return JSON.stringify(poll.map((replicas) => replicas?.map((r) => [r.path, r.log_pointer]).sort()));
 }
 
 export interface NodeLag {
