@@ -62,7 +62,7 @@ export interface LocalCluster {
   redisClusterNodes: string;
   /** SIGKILL, as a crash or the OOM killer would; resolves once the process is gone. */
   kill(member: ClickHouseMember | RedisMember): Promise<void>;
-  /** Starts a killed member again on the same ports and data. */
+  /** Starts a killed member again on the same ports and data; a member that was not killed is left running. */
   restart(member: ClickHouseMember | RedisMember): Promise<void>;
   /** The Redis master serving this slot now, as CLUSTER NODES reports it from any live node. */
   redisMasterOf(slot: number): Promise<RedisMember>;
@@ -231,6 +231,7 @@ async function waitForClusterState(members: RedisMember[], timeoutMs = 60_000): 
 
 function localCluster(name: string, zookeeper: RunningService, clickhouse: ClickHouseMember[], redis: RedisMember[]): LocalCluster {
   let stopping: Promise<void> | undefined;
+  const killed = new Set<ClickHouseMember | RedisMember>();
   const cluster: LocalCluster = {
     name,
     zookeeper,
@@ -238,10 +239,14 @@ function localCluster(name: string, zookeeper: RunningService, clickhouse: Click
     redis,
     redisClusterNodes: redis.map((m) => `127.0.0.1:${m.port}`).join(','),
     async kill(member) {
+      killed.add(member);
       process.kill(member.service.pid, 'SIGKILL');
       await member.service.exited;
     },
     async restart(member) {
+      // A test's cleanup restarts what it killed, whether or not it got as far as the kill: a
+      // second server on a running member's ports and data would outlive stop().
+      if (!killed.delete(member)) return;
       const restart = member.service.restart;
       if (!restart) throw new Error(`${member.url} cannot be restarted`);
       member.service = await restart();
