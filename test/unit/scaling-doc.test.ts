@@ -60,6 +60,22 @@ describe('docs/scaling.md', () => {
     expect(run[2]).toBe(`× ${(number(run[1]!) / number(run[0]!)).toFixed(2)}`);
   });
 
+  it("computes each 1-against-2-shards table's critical path from its working set and busiest node, and states both ratios", () => {
+    const shardRows = (shards: number) => doc.split('\n').filter((l) => l.startsWith(`| ${shards} | `)).map((l) => l.split('|').slice(2, -1).map(seconds));
+    const [ones, twos] = [shardRows(1), shardRows(2)];
+    expect(ones.length).toBeGreaterThanOrEqual(2);
+    expect(twos.length).toBe(ones.length);
+    const prose = doc.replace(/\s+/g, ' ');
+    ones.forEach((one, i) => {
+      const two = twos[i]!;
+      // Columns: run, working set, job-seconds over all nodes, busiest node, critical path (MATERIALIZE_CONCURRENCY 2).
+      // (The bench adds unrounded seconds: a tenth apart at most.)
+      for (const r of [one, two]) expect(Math.abs(r[4]! - (r[1]! + r[3]! / 2))).toBeLessThan(0.11);
+      expect(prose).toContain(`× ${(two[3]! / one[3]!).toFixed(2)}`);
+      expect(prose).toContain(`× ${(two[4]! / one[4]!).toFixed(2)}`);
+    });
+  });
+
   it('costs the buckets and the working set by both readings', () => {
     expect(row('a bucket, power / linear')).toEqual(sizes.map((_, i) => `${coreSeconds(power[i]!)} / ${coreSeconds(linear[i]!)} core-s`));
     expect(row('all buckets, power / linear')).toEqual(
