@@ -26,6 +26,7 @@ import { encodeServedList, servingKeys } from '../../shared/serving.ts';
 import { createServedLists } from '../../api/recommend/served-lists.ts';
 import { createServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
+import { dropSnapshotPartitions } from '../../pipeline/materialize/snapshot-partitions.ts';
 import { COMPACTED_TABLES, compactTables } from '../../pipeline/maintenance/compact-tables.ts';
 import { clusterReport } from '../../pipeline/cli/status.command.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
@@ -134,6 +135,29 @@ describe('soulgraph on a local cluster', () => {
       cluster.clickhouse.map((m) => onNode(m, (node) => node.query(sql`SELECT count() AS n FROM recommendations_local WHERE snapshot_id = 1`, countRow))),
     );
     expect(perNode.map(([row]) => row!.n)).toEqual([0, 0, 0, 0]);
+  }, 60_000);
+
+  it("writes a retried bucket's rows again once its partition is dropped, where the same rows without the drop are taken for a duplicate", async () => {
+    // A retried bucket or working-set step drops what the failed attempt wrote and inserts the
+    // same rows again (snapshot-partitions.ts). Replicated tables skip a block they have seen
+    // (insert_deduplicate): 18.16 forgets the blocks of a dropped partition, else the retry would write nothing.
+    const count = async (table: string) => (await ch.query(sql`SELECT count() AS n FROM ${identifier(table)} WHERE snapshot_id = 77`, countRow))[0]!.n;
+    const sharded = sql`INSERT INTO recommendations (snapshot_id, bucket, profile_id, rank, candidate_id, score) SELECT 77, 0, toString(number), 1, toString(number + 1), 1 FROM numbers(500)`;
+    const everywhere = sql`INSERT INTO mat_first_hops (snapshot_id, p, f, degree) SELECT 77, toUInt32(number), toUInt32(number + 1), 1 FROM numbers(500)`;
+    const both = async () => {
+      await Promise.all([ch.command(sharded), ch.command(everywhere)]);
+      await awaitReplication(ch, ['recommendations', 'mat_first_hops'], { timeoutMs: 30_000 });
+      return [await count('recommendations'), await count('mat_first_hops')];
+    };
+    expect(await both()).toEqual([500, 500]);
+    expect(await both()).toEqual([500, 500]);
+    for (const attempt of [2, 3]) {
+      await dropSnapshotPartitions(ch, ['recommendations', 'mat_first_hops'], 77);
+      await awaitReplication(ch, ['recommendations', 'mat_first_hops'], { timeoutMs: 30_000 });
+      expect([await count('recommendations'), await count('mat_first_hops')], `attempt ${attempt}`).toEqual([0, 0]);
+      expect(await both(), `attempt ${attempt}`).toEqual([500, 500]);
+    }
+    await dropSnapshotPartitions(ch, ['recommendations', 'mat_first_hops'], 77);
   }, 60_000);
 
   it("rolls a reorg back on every shard and replica: the orphaned blocks' rows are gone, the others kept", async () => {
