@@ -104,6 +104,24 @@ export async function unlessUnreachable<T>(asked: Promise<T>, otherwise: T): Pro
   }
 }
 
+/**
+ * `ask` of the first of `nodes` that can run it; throws when none can, with what each met. A
+ * node that is up can fail as a dead one does when the statement needs another node that is
+ * down (18.16 sends a partition drop on to the replication leader), so the error says why.
+ */
+export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (node: ClickHouse) => Promise<void>): Promise<void> {
+  const met: string[] = [];
+  for (const node of nodes) {
+    try {
+      return await ask(node);
+    } catch (error) {
+      if (!isUnreachableNode(error)) throw error;
+      met.push(`${node.address}: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  throw new Error(`no node of a shard could run it (${met.join('; ')})`);
+}
+
 /** What a client asking a node directly meets when the node is down. */
 const CONNECTION_ERRORS = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETIMEDOUT)\b|socket hang up/;
 

@@ -18,7 +18,7 @@
  * A table the plan does not name stops the migration: a new table must choose its placement.
  */
 import type { ClickHouse } from './client.ts';
-import { liveNodesByShard, unlessUnreachable } from './cluster-hosts.ts';
+import { liveNodesByShard, onFirstThatAnswers } from './cluster-hosts.ts';
 import { identifier, quoteString, SqlFragment } from './sql-literal.ts';
 
 export type Placement = { kind: 'sharded'; key: string } | { kind: 'everywhere' };
@@ -118,12 +118,6 @@ export async function alterOnEveryShard(ch: ClickHouse, table: string, alter: (t
   if (ch.nodes.length === 0 || placementOf(table).kind !== 'sharded') return ch.command(alter(partsTarget(ch, table)));
   const statement = alter(identifier(localTableName(table)));
   await Promise.all((await liveNodesByShard(ch)).map((replicas) => onFirstThatAnswers(replicas, (node) => node.command(statement))));
-}
-
-/** `ask` of the first of `nodes` that can be reached; throws when none can. */
-async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (node: ClickHouse) => Promise<void>): Promise<void> {
-  for (const node of nodes) if (await unlessUnreachable(ask(node).then(() => true), false)) return;
-  throw new Error(`no node of a shard answers (${nodes.map((n) => n.address).join(', ')})`);
 }
 
 /** The name under which system.parts lists a table's parts on a node: the local table of a sharded one. */

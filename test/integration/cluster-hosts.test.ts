@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { unlessUnreachable } from '../../shared/clickhouse/cluster-hosts.ts';
+import { onFirstThatAnswers, unlessUnreachable } from '../../shared/clickhouse/cluster-hosts.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
@@ -25,5 +25,25 @@ describe('asking a node of the cluster', () => {
 
   it('answers what a reachable node answers', async () => {
     expect(await unlessUnreachable(env.ch.query(sql`SELECT dummy FROM system.one`, one), [])).toEqual([{ dummy: 0 }]);
+  });
+
+  it("says, when no node of a shard can run a statement, what each met: a node that is up but cannot reach the one it needs is named with that", async () => {
+    const needsADeadNode = (node: typeof env.ch) => node.query(sql`SELECT dummy FROM remote('127.0.0.1:1', system, one)`, one).then(() => {});
+    const failure = await onFirstThatAnswers([env.ch, env.ch], needsADeadNode).then(() => 'ran', (error: Error) => error.message);
+    expect(failure).toMatch(/^no node of a shard could run it \(/);
+    expect(failure.split('; ')).toHaveLength(2);
+    expect(failure).toContain(`${env.ch.address}: `);
+    expect(failure).toMatch(/Code: 279|127\.0\.0\.1:1/);
+  });
+
+  it('runs a statement on the first node that can', async () => {
+    const ran: string[] = [];
+    await onFirstThatAnswers([env.ch, env.ch], async (node) => void ran.push(node.address));
+    expect(ran).toEqual([env.ch.address]);
+  });
+
+  it('fails loudly when a node refuses a statement, rather than trying the next', async () => {
+    const refused = (node: typeof env.ch) => node.query(sql`SELECT dummy FROM system.no_such_table`, one).then(() => {});
+    await expect(onFirstThatAnswers([env.ch, env.ch], refused)).rejects.toThrow(/no_such_table/);
   });
 });
