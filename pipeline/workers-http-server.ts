@@ -16,6 +16,7 @@ import type { Logger } from '../shared/logger.ts';
 import { metricsHandler } from '../shared/metrics/metrics-endpoint.ts';
 import { registerQueueDepth } from './metrics/queue-depth.ts';
 import { registerSnapshotAge } from './metrics/snapshot-age.ts';
+import { registerReplicationLag } from './metrics/replication-lag.ts';
 import { openPipelineQueues } from './pipeline-queues.ts';
 import type { RunningWorkers } from './workers.ts';
 
@@ -32,6 +33,7 @@ export async function serveWorkersHttp(config: Config, logger: Logger, running: 
   const ch = createClickHouse(config, { requestTimeoutMs: 10_000 });
   registerQueueDepth(registry, queues.queues);
   registerSnapshotAge(registry, ch);
+  registerReplicationLag(registry, ch);
   const serveMetrics = metricsHandler(registry, config.METRICS_TOKEN);
   let draining = false;
 

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
@@ -29,6 +30,7 @@ import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
 import { dropSnapshotPartitions } from '../../pipeline/materialize/snapshot-partitions.ts';
 import { COMPACTED_TABLES, compactTables } from '../../pipeline/maintenance/compact-tables.ts';
 import { clusterReport } from '../../pipeline/cli/status.command.ts';
+import { registerReplicationLag } from '../../pipeline/metrics/replication-lag.ts';
 import { recommendationRows } from '../fixtures/recommendation-rows.ts';
 import { numberedTransaction } from '../fixtures/transactions.ts';
 import { transactionRecord } from '../../shared/records/chain-activity.ts';
@@ -380,7 +382,16 @@ describe('soulgraph on a local cluster', () => {
     await cluster.kill(victim);
     const report = (await clusterReport(ch)).join('\n');
     const directReport = (await clusterReport(direct).finally(() => direct.close())).join('\n');
+    const registry = new Registry();
+    registerReplicationLag(registry, ch);
+    const scraped = await registry.metrics();
     await cluster.restart(victim);
+    // The workers' /metrics says the same, for the alerts (docs/operations.md).
+    for (const member of cluster.clickhouse) {
+      const labels = `node="127.0.0.1:${member.ports.tcpPort}",shard="${member.shard}",replica="${member.replica}"`;
+      expect(scraped, member.name).toContain(`soulgraph_clickhouse_node_up{${labels}} ${member === victim ? 0 : 1}`);
+      expect(scraped.includes(`soulgraph_clickhouse_replication_behind{${labels}} `), member.name).toBe(member !== victim);
+    }
     // Restarting a member that is running (a cleanup after a test that failed before its kill) leaves it be.
     const running = victim.service.pid;
     await cluster.restart(victim);

@@ -47,9 +47,17 @@ describe("the workers' /metrics", () => {
         'soulgraph_rows_ingested_total',
         'soulgraph_chain_head_lag_blocks',
         'soulgraph_snapshot_age_seconds',
+        'soulgraph_clickhouse_node_up',
+        'soulgraph_clickhouse_replication_behind',
         'process_resident_memory_bytes',
       ]),
     );
+  });
+
+  it('reports no ClickHouse cluster nodes on one server (local-cluster.test.ts scrapes a cluster)', async () => {
+    const text = await scrape();
+    expect(text).not.toMatch(/^soulgraph_clickhouse_node_up\{/m);
+    expect(text).not.toMatch(/^soulgraph_clickhouse_replication_behind\{/m);
   });
 
   it('reports the depth of every queue of the pipeline, by state', async () => {

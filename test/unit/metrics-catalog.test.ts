@@ -13,6 +13,7 @@ import { createMetricsRegistry } from '../../shared/metrics/metrics-registry.ts'
 import { createPipelineMetrics } from '../../pipeline/metrics/pipeline-metrics.ts';
 import { registerQueueDepth } from '../../pipeline/metrics/queue-depth.ts';
 import { registerSnapshotAge } from '../../pipeline/metrics/snapshot-age.ts';
+import { registerReplicationLag } from '../../pipeline/metrics/replication-lag.ts';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
@@ -24,6 +25,7 @@ function declaredMetrics(): string[] {
   registerQueueDepth(workers, []);
   // Collectors run only on a scrape, which this test never does.
   registerSnapshotAge(workers, {} as ClickHouse);
+  registerReplicationLag(workers, {} as ClickHouse);
   return [...api.getMetricsAsArray(), ...workers.getMetricsAsArray()].map((m) => m.name);
 }
 
@@ -39,6 +41,8 @@ describe('the metrics catalog', () => {
   it('declares the series the issue names', () => {
     expect(declared.sort()).toEqual([
       'soulgraph_chain_head_lag_blocks',
+      'soulgraph_clickhouse_node_up',
+      'soulgraph_clickhouse_replication_behind',
       'soulgraph_http_request_duration_seconds',
       'soulgraph_job_duration_seconds',
       'soulgraph_job_failures_total',
