@@ -105,21 +105,27 @@ export async function unlessUnreachable<T>(asked: Promise<T>, otherwise: T): Pro
 }
 
 /**
- * `ask` of the first of `nodes` that can run it; throws when none can, with what each met. A
- * node that is up can fail as a dead one does when the statement needs another node that is
- * down (18.16 sends a partition drop on to the replication leader), so the error says why.
+ * `ask` of the first of `nodes` that can run it. A node that is up can fail as a dead one
+ * does when the statement needs another node that is down: 18.16 sends a partition drop on
+ * to the replication leader, and a dead leader leads until ZooKeeper ends its session
+ * (session_timeout_ms) and another replica takes over. So while none can, it tries them
+ * again every second for `retryForMs`, then throws with what each met.
  */
-export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (node: ClickHouse) => Promise<void>): Promise<void> {
-  const met: string[] = [];
-  for (const node of nodes) {
-    try {
-      return await ask(node);
-    } catch (error) {
-      if (!isUnreachableNode(error)) throw error;
-      met.push(`${node.address}: ${(error as Error).message.split('\n')[0]}`);
+export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (node: ClickHouse) => Promise<void>, retryForMs = 0): Promise<void> {
+  const deadline = Date.now() + retryForMs;
+  for (;;) {
+    const met: string[] = [];
+    for (const node of nodes) {
+      try {
+        return await ask(node);
+      } catch (error) {
+        if (!isUnreachableNode(error)) throw error;
+        met.push(`${node.address}: ${(error as Error).message.split('\n')[0]}`);
+      }
     }
+    if (Date.now() >= deadline) throw new Error(`no node of a shard could run it${retryForMs > 0 ? ` in ${retryForMs / 1000} s` : ''} (${met.join('; ')})`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  throw new Error(`no node of a shard could run it (${met.join('; ')})`);
 }
 
 /** What a client asking a node directly meets when the node is down. */

@@ -102,13 +102,17 @@ export function partsTarget(ch: { database: string; cluster?: string }, table: s
   return new SqlFragment(`${identifier(ch.database).text}.${identifier(localTableName(table)).text} ON CLUSTER ${identifier(ch.cluster).text}`);
 }
 
+/** How long an ALTER waits for a shard to elect a replication leader when its leader died: ZooKeeper's default session timeout (30 s), twice. */
+const LEADER_ELECTION_MS = 60_000;
+
 /**
  * An ALTER of a table's parts (`alter` gets the table to name) on every shard. With node
  * clients (CLICKHOUSE_NODE_URLS) a sharded table's ALTER goes, without ON CLUSTER, to one
  * node of each shard that answers (the next one if it dies meanwhile): a Replicated table
  * takes it from any replica into its replication log, so the others, down ones included,
  * apply it from there, and sent to each replica a DELETE would be done twice. A shard none of
- * whose nodes answers fails the ALTER: its rows would stay untouched. Without node clients
+ * whose nodes answers fails the ALTER: its rows would stay untouched; one whose live nodes
+ * cannot reach its dead leader gets the ALTER once another replica leads. Without node clients
  * it goes ON CLUSTER (partsTarget), which 18.16 hands to one host per shard and waits for: a
  * dead host makes it fail after distributed_ddl_task_timeout, its shard's rows untouched
  * (measured on the local cluster: a retried bucket's partition drop waited 180 s for a
@@ -117,7 +121,7 @@ export function partsTarget(ch: { database: string; cluster?: string }, table: s
 export async function alterOnEveryShard(ch: ClickHouse, table: string, alter: (target: SqlFragment) => SqlFragment): Promise<void> {
   if (ch.nodes.length === 0 || placementOf(table).kind !== 'sharded') return ch.command(alter(partsTarget(ch, table)));
   const statement = alter(identifier(localTableName(table)));
-  await Promise.all((await liveNodesByShard(ch)).map((replicas) => onFirstThatAnswers(replicas, (node) => node.command(statement))));
+  await Promise.all((await liveNodesByShard(ch)).map((replicas) => onFirstThatAnswers(replicas, (node) => node.command(statement), LEADER_ELECTION_MS)));
 }
 
 /** The name under which system.parts lists a table's parts on a node: the local table of a sharded one. */
