@@ -73,7 +73,9 @@ export function createServedLists(redis: RedisClient, config: Parameters<typeof 
     const byHash = new Map<string, number[]>();
     ids.forEach((id, i) => {
       const hash = keys.profiles(id);
-      byHash.set(hash, [...(byHash.get(hash) ?? []), i]);
+      const at = byHash.get(hash);
+      if (at) at.push(i);
+      else byHash.set(hash, [i]);
     });
     const summaries: (string | null)[] = ids.map(() => null);
     await Promise.all(

@@ -10,6 +10,7 @@
  * refusal, such as a node that does not know remote()'s `default` user, fails loudly: taken
  * for a dead node, it would make every wait return at once (docs/cluster.md).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
 import { SqlFragment, sql } from './sql-literal.ts';
@@ -124,7 +125,7 @@ export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (nod
       }
     }
     if (Date.now() >= deadline) throw new Error(`no node of a shard could run it${retryForMs > 0 ? ` in ${retryForMs / 1000} s` : ''} (${met.join('; ')})`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
   }
 }
 

@@ -8,6 +8,7 @@
  * Each node is asked directly or through `remote()` (cluster-hosts.ts, everyNode). A node
  * that cannot be reached is left out: a Distributed read cannot pick it either.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ClickHouse } from './client.ts';
 import { askedDirectly, askedThroughRemote, clusterNodes, everyNode, macrosOf, unlessUnreachable, type NodeSource } from './cluster-hosts.ts';
@@ -42,7 +43,7 @@ export async function awaitReplication(ch: ClickHouse, tables: readonly string[]
       const behind = entriesBehind(poll).reduce((a: number, b) => a + (b ?? 0), 0);
       throw new Error(`replicas of ${tables.join(', ')} still ${behind} log entries behind after ${(options.timeoutMs ?? 120_000) / 1000} s`);
     }
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
+    await sleep(options.pollMs ?? 200);
   }
 }
 

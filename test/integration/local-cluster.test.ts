@@ -20,7 +20,7 @@ import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { replicationLeaders } from '../../shared/clickhouse/replication-leaders.ts';
 import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig, type Config } from '../../shared/config.ts';
-import { startLocalCluster, type LocalCluster } from '../../shared/local-stack/local-cluster.ts';
+import { startLocalCluster, type ClickHouseMember, type LocalCluster } from '../../shared/local-stack/local-cluster.ts';
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import { createRedis, redisConnection, servingRedisConnection } from '../../shared/redis.ts';
 import { encodeServedList, servingKeys } from '../../shared/serving.ts';
@@ -65,6 +65,16 @@ afterAll(async () => {
 
 const tableRow = z.object({ name: z.string(), engine: z.string() });
 const countRow = z.object({ n: z.coerce.number() });
+
+/** How many rows of a snapshot a node's own replica of recommendations holds. */
+const rowsOf = (snapshotId: number) => (member: ClickHouseMember) =>
+  onNode(member, (node) => node.query(sql`SELECT count() AS n FROM ${identifier('recommendations_local')} WHERE snapshot_id = ${snapshotId}`, countRow).then(([row]) => row!.n));
+
+/** The member of `shard` that leads the replication of recommendations_local, asked over the client's node URLs. */
+async function recommendationsLeader(direct: ClickHouse, members: readonly ClickHouseMember[], shard: number): Promise<ClickHouseMember> {
+  const leaders = new Set((await replicationLeaders(direct.nodes, DATABASE, 'recommendations_local')).map((node) => node.address));
+  return members.find((m) => m.shard === shard && leaders.has(new URL(m.url).host))!;
+}
 
 const localProfiles = (node: ClickHouse) =>
   node.query(sql`SELECT count() AS n FROM ${identifier('profiles_local')} FINAL`, countRow).then(([row]) => row!.n);
@@ -324,11 +334,9 @@ describe('soulgraph on a local cluster', () => {
     // The replica killed below is one that does not lead its shard's replication: 18.16 sends a
     // partition drop on to the leader, so with a dead leader the drop fails (until ZooKeeper
     // elects another; the job's retry) instead of leaving the dead node out.
-    const leaders = new Set((await replicationLeaders(direct.nodes, config.CLICKHOUSE_DATABASE, 'recommendations_local')).map((node) => node.address));
-    const victim = cluster.clickhouse.find((m) => m.shard === 2 && !leaders.has(new URL(m.url).host))!;
+    const leader = await recommendationsLeader(direct, cluster.clickhouse, 2);
+    const victim = cluster.clickhouse.find((m) => m.shard === 2 && m !== leader)!;
     try {
-      const rowsOf = (snapshotId: number) => (member: (typeof cluster.clickhouse)[number]) =>
-        onNode(member, (node) => node.query(sql`SELECT count() AS n FROM ${identifier('recommendations_local')} WHERE snapshot_id = ${snapshotId}`, countRow).then(([row]) => row!.n));
       // Once the wait returns, 40 new rows are on both replicas of their shard: 80 over the
       // nodes, at once. Twelve times, right after each insert, where a wait that trusted one
       // look at system.replicas used to return early (replication-wait.ts, settled).
@@ -412,12 +420,9 @@ describe('soulgraph on a local cluster', () => {
   // After the status test: the leader killed here rejoins at the end (see above).
   it("drops a partition while its shard's replication leader is dead, once ZooKeeper has made another replica the leader", async () => {
     const direct = createClickHouse({ ...config, CLICKHOUSE_NODE_URLS: cluster.clickhouse.map((m) => m.url) });
-    const shard2 = cluster.clickhouse.filter((m) => m.shard === 2);
-    const rowsOn = (member: (typeof shard2)[number]) =>
-      onNode(member, (node) => node.query(sql`SELECT count() AS n FROM recommendations_local WHERE snapshot_id = 95`, countRow).then(([row]) => row!.n));
-    const leaders = new Set((await replicationLeaders(direct.nodes, config.CLICKHOUSE_DATABASE, 'recommendations_local')).map((node) => node.address));
-    const leader = shard2.find((m) => leaders.has(new URL(m.url).host))!;
-    const survivor = shard2.find((m) => m !== leader)!;
+    const rowsOn = rowsOf(95);
+    const leader = await recommendationsLeader(direct, cluster.clickhouse, 2);
+    const survivor = cluster.clickhouse.find((m) => m.shard === 2 && m !== leader)!;
     try {
       await direct.insert('recommendations', recommendationRows(95, 40, 1));
       await awaitReplication(direct, ['recommendations'], { timeoutMs: 30_000 });
