@@ -70,10 +70,22 @@ const countRow = z.object({ n: z.coerce.number() });
 const rowsOf = (snapshotId: number) => (member: ClickHouseMember) =>
   onNode(member, (node) => node.query(sql`SELECT count() AS n FROM ${identifier('recommendations_local')} WHERE snapshot_id = ${snapshotId}`, countRow).then(([row]) => row!.n));
 
-/** The member of `shard` that leads the replication of recommendations_local, asked over the client's node URLs. */
+/**
+ * The member of `shard` that leads the replication of recommendations_local, asked over the
+ * client's node URLs; waits while the shard has none (an election after an earlier test's restart).
+ */
 async function recommendationsLeader(direct: ClickHouse, members: readonly ClickHouseMember[], shard: number): Promise<ClickHouseMember> {
-  const leaders = new Set((await replicationLeaders(direct.nodes, DATABASE, 'recommendations_local')).map((node) => node.address));
-  return members.find((m) => m.shard === shard && leaders.has(new URL(m.url).host))!;
+  let leader: ClickHouseMember | undefined;
+  await waitFor(
+    async () => {
+      const leaders = new Set((await replicationLeaders(direct.nodes, DATABASE, 'recommendations_local')).map((node) => node.address));
+      leader = members.find((m) => m.shard === shard && leaders.has(new URL(m.url).host));
+      return leader !== undefined;
+    },
+    30_000,
+    `a replication leader on shard ${shard}`,
+  );
+  return leader!;
 }
 
 const localProfiles = (node: ClickHouse) =>
