@@ -247,6 +247,13 @@ export const configSchema = z.object({
   REC_FOF_PASS_ON_DEPTH: z.coerce.number().int().min(1).default(100),
   /** ... and, for a candidate who follows the caller, its followers checked for being followed by the caller (the most followed first). */
   REC_FOF_PER_FOLLOWER: z.coerce.number().int().min(1).default(20),
+  /**
+   * A profile whose friend-of-friend paths number at most this many in all (Σ over whom it
+   * follows or is followed by of how many they follow) gets every one of them, not the bounded
+   * sample above: the bounds adapt to the degrees around each profile, and cost no more than
+   * this per profile. 0: every profile bounded.
+   */
+  REC_FOF_EXACT_PATHS: z.coerce.number().int().min(0).default(2_000),
   /** Native transfers below this many wei are dust and do not count as interactions. */
   REC_DUST_WEI: z
     .string()

@@ -42,9 +42,19 @@ export function mostFollowedFirstKey(followers: string, pid: string): SqlFragmen
   return sql`bitShiftLeft(toUInt64(${LOW_HALF} - ${identifier(followers)}), 32) + ${identifier(pid)}`;
 }
 
-/** mat_fof_edges: every follow edge within REC_FOF_PASS_ON_DEPTH of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */
+/**
+ * How far down its most-followed list each followee's list is kept: REC_FOF_PASS_ON_DEPTH for
+ * the bounded callers, and whole for an exact caller's followees, who follow at most
+ * REC_FOF_EXACT_PATHS each (friends-of-friends.ts exactCallersSql).
+ */
+export function passOnListDepth(params: ScoringParams): number {
+  return Math.max(params.fof.passOnDepth, params.fof.exactPaths);
+}
+
+/** mat_fof_edges: every follow edge within passOnListDepth of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */
 export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  const { passOnDepth, perFollower } = params.fof;
+  const { perFollower } = params.fof;
+  const passOnDepth = passOnListDepth(params);
   return sql`
     INSERT INTO mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
     SELECT ${snapshotId}, src, dst, src_degree, ${intermediaryWeightSql(sql`src_degree`)}, dst_rank, src_rank
@@ -86,13 +96,14 @@ function followeeRanksSql(snapshotId: number): SqlFragment {
 }
 
 /**
- * mat_fof_forward: each followee's first REC_FOF_PASS_ON_DEPTH followees in the order it
- * passes them on (mat_fof_edges' dst_rank), for the forward paths (friends-of-friends.ts),
- * each packed as (src is among dst's first REC_FOF_PER_FOLLOWER followers) << 32 | dst: when
- * dst follows a caller who follows src, the path back counts that path instead.
+ * mat_fof_forward: each followee's first passOnListDepth followees in the order it passes
+ * them on (mat_fof_edges' dst_rank), for the forward paths (friends-of-friends.ts), each
+ * packed as (src is among dst's first REC_FOF_PER_FOLLOWER followers) << 32 | dst: when dst
+ * follows a bounded caller who follows src, the path back counts that path instead.
  */
 export function fofForwardSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  const { passOnDepth, perFollower } = params.fof;
+  const { perFollower } = params.fof;
+  const passOnDepth = passOnListDepth(params);
   return sql`
     INSERT INTO mat_fof_forward (snapshot_id, f, candidates)
     SELECT ${snapshotId}, src, arraySort((entry, rank) -> rank, groupArray(bitShiftLeft(toUInt64(src_rank <= ${perFollower}), 32) + dst), groupArray(dst_rank))

@@ -3,12 +3,14 @@
  * caller p -> followee f -> candidate c, worth f's weight, keyed by f's degree << 32 | f so
  * that the smallest key names who follows fewest (then the lowest dense id).
  *
- * The expansion is bounded (bounded-lists.ts), so that a caller's paths stay few whatever
- * the hubs: forward through the caller's first REC_FOF_VIA_FOLLOWEES followees, each passing
- * on its REC_FOF_PER_FOLLOWEE most followed that the caller does not follow yet; and back
- * from each candidate who follows the caller through its REC_FOF_PER_FOLLOWER most followed
- * followers. A path both would find is counted back only. docs/quality.md measures the
- * choices.
+ * A caller with at most REC_FOF_EXACT_PATHS paths in all (exactCallersSql) gets every one
+ * of them: each of its followees, and followers it does not follow, passes on everyone it
+ * follows. Any other caller's expansion is bounded (bounded-lists.ts), so that its paths stay
+ * few whatever the hubs: forward through its first REC_FOF_VIA_FOLLOWEES followees, each
+ * passing on its REC_FOF_PER_FOLLOWEE most followed that the caller does not follow yet; and
+ * back from each candidate who follows the caller through its REC_FOF_PER_FOLLOWER most
+ * followed followers. A path both would find is counted back only. docs/quality.md measures
+ * the choices.
  *
  * Both directions read per-profile lists of the working set (mat_fof_forward, mat_fof_back):
  * each caller row looks its list up once, instead of joining edge by edge (a join that
@@ -26,12 +28,7 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, pa
   return sql`
     SELECT p, arrayJoin(${passedOnSql(callers, params, 'without paths back')}) AS c, toUInt8(${signal}) AS signal,
            ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
-    FROM (${callers.firstHops}) AS hops
-    ALL INNER JOIN
-    (
-        SELECT f, candidates FROM mat_fof_forward
-        WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${callers.firstHops}))
-    ) AS forward USING f
+    FROM (${withListsSql(snapshotId, callers.firstHops, params)})
     UNION ALL
     ${pathsBackSql(snapshotId, callers, signal)}
     UNION ALL
@@ -39,19 +36,44 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, pa
 }
 
 /**
- * What followee f (a row with its list, candidates) passes on to caller p: the first
- * REC_FOF_PER_FOLLOWEE of its list that are neither p nor followed by p. On p's forward
- * paths, those less the ones a path back reaches: candidates who follow p and whose list
- * of first followers holds f (the entry's flag; pathsBackSql), so that no path counts twice.
+ * (p, f, degree, exact, candidates): each hop with the list it passes on from: its first
+ * REC_FOF_PASS_ON_DEPTH for a bounded caller, its whole list for an exact one. Two joins, so
+ * that a bounded caller's rows never carry a list deeper than it reads. For one caller (an
+ * on-demand list) exact can come out a constant, which ClickHouse 18.16 refuses to UNION ALL
+ * with a column ("Cannot convert column exact because it is non constant"): materialize().
+ */
+function withListsSql(snapshotId: number, hops: SqlFragment, params: ScoringParams): SqlFragment {
+  const lists = (exact: boolean, candidates: SqlFragment) => sql`
+    SELECT p, f, degree, materialize(exact) AS exact, candidates
+    FROM (SELECT p, f, degree, exact FROM (${hops}) WHERE exact = ${Number(exact)}) AS hops
+    ALL INNER JOIN
+    (
+        SELECT f, ${candidates} AS candidates FROM mat_fof_forward
+        WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${hops}) WHERE exact = ${Number(exact)})
+    ) AS forward USING f`;
+  return sql`
+    ${lists(false, sql`arraySlice(candidates, 1, ${params.fof.passOnDepth})`)}
+    UNION ALL
+    ${lists(true, sql`candidates`)}`;
+}
+
+/**
+ * What followee f (a row of withListsSql) passes on to caller p: everyone on its list but p
+ * and whom p follows, to an exact caller; to any other, the first REC_FOF_PER_FOLLOWEE of
+ * those. On a bounded caller's forward paths, those less the ones a path back reaches:
+ * candidates who follow p and whose list of first followers holds f (the entry's flag;
+ * pathsBackSql), so that no path counts twice. An exact caller has no paths back: its
+ * forward paths are all of them.
  */
 function passedOnSql(callers: CallerFacts, params: ScoringParams, paths: 'without paths back' | 'all'): SqlFragment {
   const entry = sql`bitShiftLeft(toUInt64(p), 32) + bitAnd(x, ${LOW_HALF})`;
+  // A non-constant slice length: an exact caller's slice is the whole list.
   const unseen = sql`arraySlice(arrayFilter(x -> bitAnd(x, ${LOW_HALF}) != p AND ${entry} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees})),
-                                            candidates), 1, ${params.fof.perFollowee})`;
+                                            candidates), 1, if(exact, ${LOW_HALF}, ${params.fof.perFollowee}))`;
   const kept =
     paths === 'all'
       ? unseen
-      : sql`arrayFilter(x -> NOT (bitShiftRight(x, 32) = 1 AND ${entry} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers}))), ${unseen})`;
+      : sql`arrayFilter(x -> exact OR NOT (bitShiftRight(x, 32) = 1 AND ${entry} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers}))), ${unseen})`;
   return sql`arrayMap(x -> toUInt32(bitAnd(x, ${LOW_HALF})), ${kept})`;
 }
 
@@ -65,54 +87,77 @@ function coFollowedSql(snapshotId: number, callers: CallerFacts, params: Scoring
   return sql`
     SELECT p, arrayJoin(${passedOnSql(callers, params, 'all')}) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
            bitShiftLeft(toUInt64(1), 62) + bitShiftLeft(toUInt64(degree), 32) + f AS key
-    FROM (${callers.followerHops}) AS hops
-    ALL INNER JOIN
-    (
-        SELECT f, candidates FROM mat_fof_forward
-        WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${callers.followerHops}))
-    ) AS forward USING f`;
+    FROM (${withListsSql(snapshotId, callers.followerHops, params)})`;
 }
 
 /**
- * (p, f, degree): at most REC_FOF_VIA_FOLLOWERS of the callers' followers whom they do not
- * follow (a mutual follow's paths are the forward ones already), those who follow fewest
- * first (the most telling of them), then the lower dense id.
+ * (p, f, degree, exact): the callers' followers whom they do not follow (a mutual follow's
+ * paths are the forward ones already): all of them for an exact caller, else at most
+ * REC_FOF_VIA_FOLLOWERS, those who follow fewest first (the most telling of them), then the
+ * lower dense id.
  */
 export function followerHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
-  const followers = sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
   return sql`
-    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(hop, 32)) AS degree
+    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(hop, 32)) AS degree, exact
     FROM
     (
-        SELECT p, arrayJoin(arraySlice(arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)), 1, ${params.fof.viaFollowers})) AS hop
-        FROM (SELECT p, c AS f FROM (${followers})) AS following
-        ALL INNER JOIN
-        (
-            SELECT src AS f, any(src_degree) AS degree FROM mat_follow_edges
-            WHERE snapshot_id = ${snapshotId} AND src IN (SELECT c FROM (${followers}))
-            GROUP BY src
-        ) AS degrees USING f
+        SELECT p, p IN (${exactCallersSql(snapshotId, callers, params)}) AS exact,
+               arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)) AS hops,
+               arrayJoin(if(exact, hops, arraySlice(hops, 1, ${params.fof.viaFollowers}))) AS hop
+        FROM (SELECT p, c AS f FROM (${notFollowedBackSql(callers)})) AS following
+        ALL INNER JOIN (${degreesSql(snapshotId, sql`SELECT c FROM (${notFollowedBackSql(callers)})`)}) AS degrees USING f
         GROUP BY p
     )`;
 }
 
+/** (p, c): the callers' followers whom they do not follow. */
+function notFollowedBackSql(callers: Pick<CallerFacts, 'followees' | 'followers'>): SqlFragment {
+  return sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
+}
+
+/** (f, degree): how many each of `profiles` follows, for those who follow anyone. */
+function degreesSql(snapshotId: number, profiles: SqlFragment): SqlFragment {
+  return sql`
+    SELECT src AS f, any(src_degree) AS degree FROM mat_follow_edges
+    WHERE snapshot_id = ${snapshotId} AND src IN (${profiles})
+    GROUP BY src`;
+}
+
 /**
- * (p, f, degree): the followees a caller's friends of friends come through, at most
- * REC_FOF_VIA_FOLLOWEES: those who follow the caller back first (the closest ties), then
- * those who follow fewest (they weigh most), then the lower dense id. Followees who follow
- * nobody lead nowhere and take no place. Sorted per caller as an array of UInt64 keys:
- * (not following back) << 63 | degree << 32 | f.
+ * (p): the callers whose friend-of-friend paths number at most REC_FOF_EXACT_PATHS in all,
+ * counted without bounds: Σ over whom they follow, and over their followers they do not
+ * follow, of how many those follow. Such a caller gets every path, at most that many; the
+ * bounds are for the callers near hubs, whose every path would cost more. docs/quality.md
+ * measures what every path is worth.
+ */
+export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
+  const hops = sql`SELECT p, f FROM (${callers.followees}) UNION ALL SELECT p, c AS f FROM (${notFollowedBackSql(callers)})`;
+  return sql`
+    SELECT p
+    FROM (${hops}) AS hops
+    ALL INNER JOIN (${degreesSql(snapshotId, sql`SELECT f FROM (${hops})`)}) AS degrees USING f
+    GROUP BY p
+    HAVING sum(degree) <= ${params.fof.exactPaths}`;
+}
+
+/**
+ * (p, f, degree, exact): the followees a caller's friends of friends come through: all of
+ * them for an exact caller (exactCallersSql), else at most REC_FOF_VIA_FOLLOWEES, those who
+ * follow the caller back first (the closest ties), then those who follow fewest (they weigh
+ * most), then the lower dense id. Followees who follow nobody lead nowhere and take no place.
+ * Sorted per caller as an array of UInt64 keys: (not following back) << 63 | degree << 32 | f.
  *
  * The nightly run writes everyone's into mat_first_hops (working-set.ts); an on-demand
  * computation uses it inline for one caller (cold-start.ts).
  */
 export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
   return sql`
-    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(hop, 32), 2147483647)) AS degree
+    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(hop, 32), 2147483647)) AS degree, exact
     FROM
     (
-        SELECT p, arrayJoin(arraySlice(arraySort(groupArray(bitShiftLeft(toUInt64(1 - follows_back), 63)
-                                                            + bitShiftLeft(toUInt64(followee_degree), 32) + f)), 1, ${params.fof.viaFollowees})) AS hop
+        SELECT p, p IN (${exactCallersSql(snapshotId, callers, params)}) AS exact,
+               arraySort(groupArray(bitShiftLeft(toUInt64(1 - follows_back), 63) + bitShiftLeft(toUInt64(followee_degree), 32) + f)) AS hops,
+               arrayJoin(if(exact, hops, arraySlice(hops, 1, ${params.fof.viaFollowees}))) AS hop
         FROM
         (
             SELECT p, f, ${pairKey('p', 'f')} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers})) AS follows_back
@@ -120,9 +165,7 @@ export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'fol
         ) AS followed
         ALL INNER JOIN
         (
-            SELECT src AS f, any(src_degree) AS followee_degree FROM mat_follow_edges
-            WHERE snapshot_id = ${snapshotId} AND src IN (SELECT f FROM (${callers.followees}))
-            GROUP BY src
+            SELECT f, degree AS followee_degree FROM (${degreesSql(snapshotId, sql`SELECT f FROM (${callers.followees})`)})
         ) AS degrees USING f
         GROUP BY p
     )`;
@@ -132,14 +175,16 @@ export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'fol
  * The paths back from a candidate c who follows the caller p: c's followers among its first
  * REC_FOF_PER_FOLLOWER (the most followed) whom p follows. Reciprocity is the strongest
  * evidence (docs/quality.md), and these paths find such candidates whatever the bounds of
- * the forward expansion, which leaves these paths to them (passedOnSql).
+ * the forward expansion, which leaves these paths to them (passedOnSql). Not for an exact
+ * caller, whose forward paths are every path already.
  *
  * Each of c's listed followers is one UInt64, f's degree << 32 | f, filtered inside the list
  * by whether p follows f: about one in ten is kept, and only those become rows.
  */
 function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
   const followed = sql`(SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
-  const followers = sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN ${followed}`;
+  const followers = sql`SELECT p, c FROM (${callers.followers})
+                        WHERE ${pairKey('p', 'c')} NOT IN ${followed} AND p NOT IN (SELECT p FROM (${callers.firstHops}) WHERE exact)`;
   return sql`
     SELECT p, c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM

@@ -89,21 +89,17 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
 
 /**
  * Enough buckets that none holds more than REC_PROFILES_PER_BUCKET profiles, nor more than
- * REC_PAIRS_PER_BUCKET evidence rows: each profile's first REC_FOF_VIA_FOLLOWEES followees
- * times what a followee passes on on average (at most REC_FOF_PER_FOLLOWEE), and in that
- * proportion through its first REC_FOF_VIA_FOLLOWERS followers (co-followed), one row per follower (follows you), and each holder
- * of a collection paired with at most
+ * REC_PAIRS_PER_BUCKET evidence rows: what each first hop and follower hop passes on (all it
+ * follows to an exact caller, at most REC_FOF_PER_FOLLOWEE to any other), one row per
+ * follower (follows you), and each holder of a collection paired with at most
  * REC_NFT_CANDIDATES_PER_COLLECTION others.
  */
 async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, config: Config): Promise<number> {
   const of = sql`WHERE snapshot_id = ${snapshotId}`;
+  const passedOn = sql`sum(if(exact, degree, least(degree, ${config.REC_FOF_PER_FOLLOWEE})))`;
   const [row] = await ch.query(
     sql`SELECT
-          (SELECT sum(least(followees, ${config.REC_FOF_VIA_FOLLOWEES}))
-           FROM (SELECT src, any(src_degree) AS followees FROM mat_fof_edges ${of} GROUP BY src))
-          * (SELECT countIf(dst_rank <= ${config.REC_FOF_PER_FOLLOWEE}) / greatest(uniqExact(src), 1) FROM mat_fof_edges ${of}) AS forward,
-          -- The co-followed paths: at most half as many hops (REC_FOF_VIA_FOLLOWERS is 10 by default), each passing on as much.
-          forward * (1 + ${config.REC_FOF_VIA_FOLLOWERS} / ${config.REC_FOF_VIA_FOLLOWEES}) AS paths,
+          (SELECT ${passedOn} FROM mat_first_hops ${of}) + (SELECT ${passedOn} FROM mat_follower_hops ${of}) AS paths,
           (SELECT count() FROM mat_follow_edges ${of}) AS followers,
           (SELECT sum(holders * least(holders, ${config.REC_NFT_CANDIDATES_PER_COLLECTION})) FROM mat_collections ${of}) AS pairs`,
     z.object({ paths: z.coerce.number(), followers: z.coerce.number(), pairs: z.coerce.number() }),

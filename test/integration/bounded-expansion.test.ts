@@ -58,6 +58,22 @@ describe('bounded candidate expansion', () => {
     expectList(await listOf(await snapshot(world.UNBOUNDED_SETTINGS), 'me'), world.unboundedForMe);
   });
 
+  it('counts every path of a profile whose paths number at most REC_FOF_EXACT_PATHS, whatever the bounds', async () => {
+    const exact = await snapshot({ REC_FOF_EXACT_PATHS: String(world.MY_PATHS) });
+    expectList(await listOf(exact, 'me'), world.unboundedForMe);
+    const hops = await env.ch.query(
+      sql`SELECT f, exact FROM mat_first_hops WHERE snapshot_id = ${exact} AND p IN (SELECT pid FROM mat_profiles WHERE snapshot_id = ${exact} AND profile_id = ${world.id('me')})
+          ORDER BY f`,
+      z.object({ f: z.coerce.number(), exact: z.coerce.number() }),
+    );
+    expect(hops.map((h) => h.exact)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('bounds a profile with one path more than REC_FOF_EXACT_PATHS', async () => {
+    const bounded = await snapshot({ REC_FOF_EXACT_PATHS: String(world.MY_PATHS - 1) });
+    expectList(await listOf(bounded, 'me'), world.expectedForMe);
+  });
+
   it('counts a path found both forward and back once', async () => {
     // zed's two followers are both checked now; the one through cat is also a forward path.
     const both = await snapshot({ REC_FOF_PER_FOLLOWER: '2' });

@@ -48,6 +48,12 @@ describe('parseConfig defaults', () => {
     expect([config.REC_FOF_VIA_FOLLOWEES, config.REC_FOF_PER_FOLLOWEE, config.REC_FOF_PER_FOLLOWER]).toEqual([20, 20, 20]);
     expect(config.REC_FOF_PASS_ON_DEPTH).toBe(100);
     expect(config.REC_NFT_CANDIDATES_PER_COLLECTION).toBe(100);
+    expect(config.REC_FOF_EXACT_PATHS).toBe(2_000);
+  });
+
+  it('takes 0 exact paths for every profile bounded, and refuses fewer', () => {
+    expect(parseConfig({ REC_FOF_EXACT_PATHS: '0' }).REC_FOF_EXACT_PATHS).toBe(0);
+    expect(configError({ REC_FOF_EXACT_PATHS: '-1' }).message).toBe('Invalid setting REC_FOF_EXACT_PATHS ("-1"): Too small: expected number to be >=0');
   });
 
   it('refuses a pass-on depth shallower than what each followee passes on', () => {

@@ -128,6 +128,7 @@ describe('migrations', () => {
     '041_portable_analyst_views.sql': [/^DROP TABLE IF EXISTS (address_nft_holdings|latest_recommendations|latest_profile_tags)$/],
     '042_scoring_fit.sql': [/^ALTER TABLE recommendations COMMENT COLUMN fof_score '/],
     '043_pass_on_depth.sql': [/^DROP TABLE IF EXISTS mat_fof_forward$/, /^ALTER TABLE (mat_fof_edges|mat_fof_back) COMMENT COLUMN (dst_rank|followers) '/],
+    '044_exact_paths.sql': [/^DROP TABLE IF EXISTS (mat_first_hops|mat_follower_hops)$/, /^ALTER TABLE mat_fof_edges COMMENT COLUMN dst_rank '/],
   };
 
   it.each(files)('%s splits into statements that each start with CREATE, but for the listed exceptions', (file) => {
