@@ -10,7 +10,8 @@
  *   follows: measured on soc-Epinions against keeping the rarest, random ones, or mutual ones)
  *   that the caller does not follow yet, found among its first REC_FOF_PASS_ON_DEPTH: which
  *   ones depends on the caller, so the list kept here is that deep and each caller's slice is
- *   cut when it is read (friends-of-friends.ts);
+ *   cut when it is read (friends-of-friends.ts); deeper for the callers with few enough paths
+ *   to get every one (passOnListDepth);
  * - a candidate who follows the caller is also reached through at most REC_FOF_PER_FOLLOWER of
  *   its own followers, the most followed ones: the callers most likely follow those;
  * - each collection recommends at most REC_NFT_CANDIDATES_PER_COLLECTION of its holders, the
