@@ -79,9 +79,8 @@ function passedOnSql(callers: CallerFacts, params: ScoringParams, paths: 'withou
 
 /**
  * Paths caller p <- f -> candidate c: someone who follows p (and whom p does not follow)
- * follows c too. Through p's followers who follow fewest (followerHopsSql), each passing on
- * its forward list; keyed
- * 1 << 62 | degree << 32 | f, so that a reason names a followee before a follower.
+ * follows c too. Through p's follower hops (followerHopsSql), each passing on its forward
+ * list; keyed 1 << 62 | degree << 32 | f, so that a reason names a followee before a follower.
  */
 function coFollowedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
