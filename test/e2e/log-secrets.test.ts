@@ -54,7 +54,11 @@ describe('a whole API session, logged at trace level', () => {
   it('runs: sign-in, tokens, recommendations, SBTs, and every kind of bad credential', async () => {
     const created = await runSoulgraph(['apikey', 'create', '--name', 'acme', '--domain', DOMAIN], env.env);
     const apiKey = apiKeyIn(created.output)!;
-    secrets.push({ name: 'ApiKey', value: apiKey }, { name: 'ApiKey secret part', value: apiKey.split('_')[2]! });
+    // Everything after sg_<keyId>_: the secret is base64url, '_' included, so splitting on '_'
+    // could leave a fragment short enough (or empty) to be found in any log by chance.
+    const secretPart = apiKey.replace(/^sg_[0-9a-f]{12}_/, '');
+    expect(secretPart).toHaveLength(32);
+    secrets.push({ name: 'ApiKey', value: apiKey }, { name: 'ApiKey secret part', value: secretPart });
     await waitFor(async () => (await call('/api/v1/auth/nonce', { apiKey })).status === 200, 10_000, 'the new key');
 
     const wallet = privateKeyToAccount(generatePrivateKey());
