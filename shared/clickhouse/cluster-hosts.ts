@@ -109,7 +109,8 @@ export async function unlessUnreachable<T>(asked: Promise<T>, otherwise: T): Pro
  * `ask` of the first of `nodes` that can run it. A node that is up can fail as a dead one
  * does when the statement needs another node that is down: 18.16 sends a partition drop on
  * to the replication leader, and a dead leader leads until ZooKeeper ends its session
- * (session_timeout_ms) and another replica takes over. So while none can, it tries them
+ * (session_timeout_ms) and another replica takes over; while it does, a replica can answer
+ * that the leader changed under the statement (code 292). So while none can, it tries them
  * again every second for `retryForMs`, then throws with what each met.
  */
 export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (node: ClickHouse) => Promise<void>, retryForMs = 0): Promise<void> {
@@ -120,13 +121,18 @@ export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (nod
       try {
         return await ask(node);
       } catch (error) {
-        if (!isUnreachableNode(error)) throw error;
+        if (!isUnreachableNode(error) && !isLeaderChange(error)) throw error;
         met.push(`${node.address}: ${(error as Error).message.split('\n')[0]}`);
       }
     }
     if (Date.now() >= deadline) throw new Error(`no node of a shard could run it${retryForMs > 0 ? ` in ${retryForMs / 1000} s` : ''} (${met.join('; ')})`);
     await sleep(1000);
   }
+}
+
+/** ClickHouse's LEADERSHIP_CHANGED: the shard's replication leader changed while the statement was on its way to it. */
+function isLeaderChange(error: unknown): boolean {
+  return error instanceof Error && /\bCode: 292\b/.test(error.message);
 }
 
 /** What a client asking a node directly meets when the node is down. */

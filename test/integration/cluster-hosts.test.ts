@@ -42,6 +42,20 @@ describe('asking a node of the cluster', () => {
     expect(ran).toEqual([env.ch.address]);
   });
 
+  it('tries again, within its time, a statement a node refused because the replication leader changed under it', async () => {
+    // What 18.16 answers a partition drop sent while ZooKeeper hands leadership to another replica.
+    const leaderChanged = 'Code: 292, e.displayText() = DB::Exception: Leader was suddenly changed or logical error., e.what() = DB::Exception';
+    let tries = 0;
+    const changingLeader = async (node: typeof env.ch) => {
+      if (++tries < 3) throw new Error(leaderChanged);
+      await node.query(sql`SELECT dummy FROM system.one`, one);
+    };
+    await onFirstThatAnswers([env.ch], changingLeader, 10_000);
+    expect(tries).toBe(3);
+    tries = -10;
+    await expect(onFirstThatAnswers([env.ch], changingLeader)).rejects.toThrow(/^no node of a shard could run it \(.*Code: 292/);
+  });
+
   it('fails loudly when a node refuses a statement, rather than trying the next', async () => {
     const refused = (node: typeof env.ch) => node.query(sql`SELECT dummy FROM system.no_such_table`, one).then(() => {});
     await expect(onFirstThatAnswers([env.ch, env.ch], refused)).rejects.toThrow(/no_such_table/);
