@@ -48,7 +48,7 @@ export function mostFollowedFirstKey(followers: string, pid: string): SqlFragmen
  * the bounded callers, and whole for an exact caller's followees, who follow at most
  * REC_FOF_EXACT_PATHS each (friends-of-friends.ts exactCallersSql).
  */
-export function passOnListDepth(params: ScoringParams): number {
+function passOnListDepth(params: ScoringParams): number {
   return Math.max(params.fof.passOnDepth, params.fof.exactPaths);
 }
 

@@ -131,8 +131,10 @@ export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (nod
 }
 
 /** ClickHouse's LEADERSHIP_CHANGED: the shard's replication leader changed while the statement was on its way to it. */
+const LEADER_CHANGED_CODES = new Set(['292']);
+
 function isLeaderChange(error: unknown): boolean {
-  return error instanceof Error && /\bCode: 292\b/.test(error.message);
+  return hasClickHouseCode(error, LEADER_CHANGED_CODES);
 }
 
 /** What a client asking a node directly meets when the node is down. */
@@ -141,5 +143,12 @@ const CONNECTION_ERRORS = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETI
 function isUnreachableNode(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return UNREACHABLE_CODES.has(String(code)) || /\bCode: (209|210|279)\b/.test(error.message) || CONNECTION_ERRORS.test(`${String(code)} ${error.message}`);
+  return hasClickHouseCode(error, UNREACHABLE_CODES) || CONNECTION_ERRORS.test(`${String(code)} ${error.message}`);
+}
+
+/** Whether ClickHouse answered one of `codes`: as the client's error code, or as "Code: N" in a message passed on from another node. */
+function hasClickHouseCode(error: unknown, codes: ReadonlySet<string>): boolean {
+  if (!(error instanceof Error)) return false;
+  const inMessage = [...error.message.matchAll(/\bCode: (\d+)\b/g)].map((m) => m[1]!);
+  return [String((error as { code?: unknown }).code), ...inMessage].some((code) => codes.has(code));
 }
