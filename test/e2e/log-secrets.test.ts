@@ -115,6 +115,9 @@ describe('a whole API session, logged at trace level', () => {
   });
 
   it('left logs with request ids and job ids, and none of the secrets it used', async () => {
+    // The API writes a request's line after it answers, and its stdout reaches us through a pipe: the last line can lag the last answer.
+    const requestLines = () => apiOutput().split('\n').filter((l) => l.includes('"msg":"request"')).length;
+    await waitFor(async () => requestLines() >= 12, 10_000, 'the last request lines').catch(() => {});
     const logs = `${apiOutput()}\n${workers.output()}`;
     const lines = logs.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     // Not vacuous: one line per request, with ids, and the workers' job lines.
