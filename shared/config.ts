@@ -230,30 +230,34 @@ export const configSchema = z.object({
   /** Follows a run needs before it fits the follows-you weight instead of using REC_FOLLOWS_YOU_BONUS. */
   REC_FIT_MIN_FOLLOWS: z.coerce.number().int().min(0).default(1_000),
   /**
-   * Bounds of the friend-of-friend expansion, so that a profile's paths never exceed
-   * VIA_FOLLOWEES x PER_FOLLOWEE (plus PER_FOLLOWER per follower) whatever the hubs:
-   * the followees a profile's friends of friends come through (those who follow it back
-   * first, then those who follow fewest) ...
+   * How many friend-of-friend paths a profile gets. One with at most this many in all (Σ over
+   * whom it follows, and its followers it does not follow, of how many those follow) gets every
+   * one of them; any other a sample of about this many, shared among the followees below. So
+   * the bounds adapt to the degrees around each profile, and a profile costs at most this
+   * many rows whatever the hubs. 0: every followee passes on REC_FOF_PER_FOLLOWEE.
    */
-  REC_FOF_VIA_FOLLOWEES: z.coerce.number().int().min(1).default(20),
+  REC_FOF_PATHS: z.coerce.number().int().min(0).default(1_000),
+  /**
+   * The sample's bounds: the followees a profile's friends of friends come through (those who
+   * follow it back first, then those who follow fewest) ...
+   */
+  REC_FOF_VIA_FOLLOWEES: z.coerce.number().int().min(1).default(30),
   /** ... the followers (not followed back) whose followees count as co-followed (those who follow fewest first) ... */
   REC_FOF_VIA_FOLLOWERS: z.coerce.number().int().min(1).default(10),
-  /** ... the followees each of them passes on: the most followed first, skipping the profile and whom it follows already ... */
+  /**
+   * ... what each of those followers passes on, and the least each followee does (a followee
+   * passes on its share of REC_FOF_PATHS, if that is more): the most followed first, skipping
+   * the profile and whom it follows already ...
+   */
   REC_FOF_PER_FOLLOWEE: z.coerce.number().int().min(1).default(20),
   /**
    * ... looking at most this far down each followee's most-followed list for them (in a close-knit
-   * graph the top of a friend's list is mostly friends already; docs/quality.md) ...
+   * graph the top of a friend's list is mostly friends already; docs/quality.md), which caps a
+   * followee's share ...
    */
   REC_FOF_PASS_ON_DEPTH: z.coerce.number().int().min(1).default(100),
   /** ... and, for a candidate who follows the caller, its followers checked for being followed by the caller (the most followed first). */
   REC_FOF_PER_FOLLOWER: z.coerce.number().int().min(1).default(20),
-  /**
-   * A profile whose friend-of-friend paths number at most this many in all (Σ over whom it
-   * follows or is followed by of how many they follow) gets every one of them, not the bounded
-   * sample above: the bounds adapt to the degrees around each profile, and cost no more than
-   * this per profile. 0: every profile bounded.
-   */
-  REC_FOF_EXACT_PATHS: z.coerce.number().int().min(0).default(2_000),
   /** Native transfers below this many wei are dust and do not count as interactions. */
   REC_DUST_WEI: z
     .string()
@@ -403,6 +407,10 @@ function hashTagged(prefix: string): string {
 
 /** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
+  // A setting that was replaced would otherwise be ignored without a word.
+  if (env.REC_FOF_EXACT_PATHS !== undefined) {
+    throw new ConfigError('Setting REC_FOF_EXACT_PATHS was replaced by REC_FOF_PATHS (the friend-of-friend paths each profile gets, every one when it has that few): rename it');
+  }
   const result = configSchema.safeParse(env);
   if (result.success) {
     const config = result.data;

@@ -5,13 +5,14 @@
  * Counting every friend-of-friend path costs Σ in-degree × out-degree, which power-law hubs
  * make huge; counting every co-holder pair of a collection costs holders². Instead:
  *
- * - each followee passes on at most REC_FOF_PER_FOLLOWEE of the profiles it follows, the most
- *   followed ones (a followee's followees that many others follow are the likeliest next
- *   follows: measured on soc-Epinions against keeping the rarest, random ones, or mutual ones)
- *   that the caller does not follow yet, found among its first REC_FOF_PASS_ON_DEPTH: which
- *   ones depends on the caller, so the list kept here is that deep and each caller's slice is
- *   cut when it is read (friends-of-friends.ts); deeper for the callers with few enough paths
- *   to get every one (passOnListDepth);
+ * - each followee passes on its share of the caller's REC_FOF_PATHS (at least
+ *   REC_FOF_PER_FOLLOWEE) of the profiles it follows, the most followed ones (a followee's
+ *   followees that many others follow are the likeliest next follows: measured on soc-Epinions
+ *   against keeping the rarest, random ones, or mutual ones) that the caller does not follow
+ *   yet, found among its first REC_FOF_PASS_ON_DEPTH: which ones depends on the caller, so
+ *   the list kept here is that deep and each caller's slice is cut when it is read
+ *   (friends-of-friends.ts); deeper for the callers with few enough paths to get every one
+ *   (passOnListDepth);
  * - a candidate who follows the caller is also reached through at most REC_FOF_PER_FOLLOWER of
  *   its own followers, the most followed ones: the callers most likely follow those;
  * - each collection recommends at most REC_NFT_CANDIDATES_PER_COLLECTION of its holders, the
@@ -45,11 +46,11 @@ export function mostFollowedFirstKey(followers: string, pid: string): SqlFragmen
 
 /**
  * How far down its most-followed list each followee's list is kept: REC_FOF_PASS_ON_DEPTH for
- * the bounded callers, and whole for an exact caller's followees, who follow at most
- * REC_FOF_EXACT_PATHS each (friends-of-friends.ts exactCallersSql).
+ * the sampled callers, and whole for the followees of a caller who gets every path, who follow
+ * at most REC_FOF_PATHS each (friends-of-friends.ts exactCallersSql).
  */
 function passOnListDepth(params: ScoringParams): number {
-  return Math.max(params.fof.passOnDepth, params.fof.exactPaths);
+  return Math.max(params.fof.passOnDepth, params.fof.paths);
 }
 
 /** mat_fof_edges: every follow edge within passOnListDepth of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */

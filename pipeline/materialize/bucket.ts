@@ -65,8 +65,8 @@ function bucketFacts(snapshotId: number, bucket: number, buckets: number): Calle
   return {
     followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
     followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,
-    followerHops: sql`SELECT p, f, degree, exact FROM mat_follower_hops WHERE ${slice('p')}`,
-    firstHops: sql`SELECT p, f, degree, exact FROM mat_first_hops WHERE ${slice('p')}`,
+    followerHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_follower_hops WHERE ${slice('p')}`,
+    firstHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_first_hops WHERE ${slice('p')}`,
     socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,
     interactions: sql`SELECT src AS p, counterparty, chain_id, interactions, weight FROM mat_interactions WHERE ${slice('src')}`,
     holdings: sql`SELECT pid AS p, collection FROM mat_collection_holders WHERE ${slice('pid')}`,

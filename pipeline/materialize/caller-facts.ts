@@ -10,9 +10,9 @@ export interface CallerFacts {
   followees: SqlFragment;
   /** (p, c): who follows the callers in the app (dense ids). */
   followers: SqlFragment;
-  /** (p, f, degree, exact): the followees their friends of friends come through, and whether p gets every path (friends-of-friends.ts firstHopsSql). */
+  /** (p, f, degree, exact, passes_on): the followees their friends of friends come through, whether p gets every path, and how many f passes on (friends-of-friends.ts firstHopsSql). */
   firstHops: SqlFragment;
-  /** (p, f, degree, exact): the followers whose followees they may know too (friends-of-friends.ts followerHopsSql). */
+  /** (p, f, degree, exact, passes_on): the followers whose followees they may know too (friends-of-friends.ts followerHopsSql). */
   followerHops: SqlFragment;
   /** (p, followee): handles the callers follow on the social network. */
   socialFollows: SqlFragment;

@@ -3,14 +3,14 @@
  * caller p -> followee f -> candidate c, worth f's weight, keyed by f's degree << 32 | f so
  * that the smallest key names who follows fewest (then the lowest dense id).
  *
- * A caller with at most REC_FOF_EXACT_PATHS paths in all (exactCallersSql) gets every one
- * of them: each of its followees, and followers it does not follow, passes on everyone it
- * follows. Any other caller's expansion is bounded (bounded-lists.ts), so that its paths stay
- * few whatever the hubs: forward through its first REC_FOF_VIA_FOLLOWEES followees, each
- * passing on its REC_FOF_PER_FOLLOWEE most followed that the caller does not follow yet; and
- * back from each candidate who follows the caller through its REC_FOF_PER_FOLLOWER most
- * followed followers. A path both would find is counted back only. docs/quality.md measures
- * the choices.
+ * A caller with at most REC_FOF_PATHS paths in all (exactCallersSql) gets every one of them:
+ * each of its followees, and followers it does not follow, passes on everyone it follows. Any
+ * other caller gets a sample of about that many (bounded-lists.ts), whatever the hubs: forward
+ * through its first REC_FOF_VIA_FOLLOWEES followees, each passing on an equal share of
+ * REC_FOF_PATHS (at least REC_FOF_PER_FOLLOWEE) of its most followed that the caller does not
+ * follow yet; and back from each candidate who follows the caller through its
+ * REC_FOF_PER_FOLLOWER most followed followers. A path both would find is counted back only.
+ * docs/quality.md measures the choices.
  *
  * Both directions read per-profile lists of the working set (mat_fof_forward, mat_fof_back):
  * each caller row looks its list up once, instead of joining edge by edge (a join that
@@ -26,7 +26,7 @@ import type { ScoringParams } from './scoring.ts';
 /** People the caller follows follow the candidate: the forward paths, then the paths back. */
 export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
-    SELECT p, arrayJoin(${passedOnSql(callers, params, 'without paths back')}) AS c, toUInt8(${signal}) AS signal,
+    SELECT p, arrayJoin(${passedOnSql(callers, 'without paths back')}) AS c, toUInt8(${signal}) AS signal,
            ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM (${withListsSql(snapshotId, callers.firstHops, params)})
     UNION ALL
@@ -36,16 +36,16 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, pa
 }
 
 /**
- * (p, f, degree, exact, candidates): each hop with the list it passes on from: its first
- * REC_FOF_PASS_ON_DEPTH for a bounded caller, its whole list for an exact one. Two joins, so
- * that a bounded caller's rows never carry a list deeper than it reads. For one caller (an
- * on-demand list) exact can come out a constant, which ClickHouse 18.16 refuses to UNION ALL
- * with a column ("Cannot convert column exact because it is non constant"): materialize().
+ * (p, f, degree, exact, passes_on, candidates): each hop with the list it passes on from: its
+ * first REC_FOF_PASS_ON_DEPTH for a sampled caller, its whole list for an exact one. Two
+ * joins, so that a sampled caller's rows never carry a list deeper than it reads. For one
+ * caller (an on-demand list) exact can come out a constant, which ClickHouse 18.16 refuses to
+ * UNION ALL with a column ("Cannot convert column exact because it is non constant"): materialize().
  */
 function withListsSql(snapshotId: number, hops: SqlFragment, params: ScoringParams): SqlFragment {
   const lists = (exact: boolean, candidates: SqlFragment) => sql`
-    SELECT p, f, degree, materialize(exact) AS exact, candidates
-    FROM (SELECT p, f, degree, exact FROM (${hops}) WHERE exact = ${Number(exact)}) AS hops
+    SELECT p, f, degree, materialize(exact) AS exact, passes_on, candidates
+    FROM (SELECT p, f, degree, exact, passes_on FROM (${hops}) WHERE exact = ${Number(exact)}) AS hops
     ALL INNER JOIN
     (
         SELECT f, ${candidates} AS candidates FROM mat_fof_forward
@@ -58,22 +58,22 @@ function withListsSql(snapshotId: number, hops: SqlFragment, params: ScoringPara
 }
 
 /**
- * What followee f (a row of withListsSql) passes on to caller p: everyone on its list but p
- * and whom p follows, to an exact caller; to any other, the first REC_FOF_PER_FOLLOWEE of
- * those. On a bounded caller's forward paths, those less the ones a path back reaches:
+ * What followee f (a row of withListsSql) passes on to caller p: the first passes_on of those
+ * on its list but p and whom p follows (to an exact caller, passes_on is all f follows). On a
+ * sampled caller's forward paths, those less the ones a path back reaches:
  * candidates who follow p and whose list of first followers holds f (the entry's flag;
  * pathsBackSql), so that no path counts twice. An exact caller has no paths back: its
  * forward paths are all of them.
  */
-function passedOnSql(callers: CallerFacts, params: ScoringParams, paths: 'without paths back' | 'all'): SqlFragment {
+function passedOnSql(callers: CallerFacts, paths: 'without paths back' | 'all'): SqlFragment {
   const entry = sql`bitShiftLeft(toUInt64(p), 32) + bitAnd(x, ${LOW_HALF})`;
-  // A non-constant slice length: an exact caller's slice is the whole list.
   const unseen = sql`arraySlice(arrayFilter(x -> bitAnd(x, ${LOW_HALF}) != p AND ${entry} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees})),
-                                            candidates), 1, if(exact, ${LOW_HALF}, ${params.fof.perFollowee}))`;
+                                            candidates), 1, passes_on)`;
   const kept =
     paths === 'all'
       ? unseen
-      : sql`arrayFilter(x -> exact OR NOT (bitShiftRight(x, 32) = 1 AND ${entry} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers}))), ${unseen})`;
+      : // exact is read outside the lambda: ClickHouse 18.16 does not see a column used only inside one, and drops it from the subquery.
+        sql`if(exact, ${unseen}, arrayFilter(x -> NOT (bitShiftRight(x, 32) = 1 AND ${entry} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers}))), ${unseen}))`;
   return sql`arrayMap(x -> toUInt32(bitAnd(x, ${LOW_HALF})), ${kept})`;
 }
 
@@ -84,20 +84,21 @@ function passedOnSql(callers: CallerFacts, params: ScoringParams, paths: 'withou
  */
 function coFollowedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
-    SELECT p, arrayJoin(${passedOnSql(callers, params, 'all')}) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
+    SELECT p, arrayJoin(${passedOnSql(callers, 'all')}) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
            bitShiftLeft(toUInt64(1), 62) + bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM (${withListsSql(snapshotId, callers.followerHops, params)})`;
 }
 
 /**
- * (p, f, degree, exact): the callers' followers whom they do not follow (a mutual follow's
- * paths are the forward ones already): all of them for an exact caller, else at most
- * REC_FOF_VIA_FOLLOWERS, those who follow fewest first (the most telling of them), then the
- * lower dense id.
+ * (p, f, degree, exact, passes_on): the callers' followers whom they do not follow (a mutual
+ * follow's paths are the forward ones already): all of them for an exact caller, each passing
+ * on all it follows; else at most REC_FOF_VIA_FOLLOWERS, those who follow fewest first (the
+ * most telling of them), then the lower dense id, each passing on REC_FOF_PER_FOLLOWEE.
  */
 export function followerHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
   return sql`
-    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(hop, 32)) AS degree, exact
+    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(hop, 32)) AS degree, exact,
+           toUInt32(if(exact, degree, ${params.fof.perFollowee})) AS passes_on
     FROM
     (
         SELECT p, p IN (${exactCallersSql(snapshotId, callers, params)}) AS exact,
@@ -123,7 +124,7 @@ function degreesSql(snapshotId: number, profiles: SqlFragment): SqlFragment {
 }
 
 /**
- * (p): the callers whose friend-of-friend paths number at most REC_FOF_EXACT_PATHS in all,
+ * (p): the callers whose friend-of-friend paths number at most REC_FOF_PATHS in all,
  * counted without bounds: Σ over whom they follow, and over their followers they do not
  * follow, of how many those follow. Such a caller gets every path, at most that many; the
  * bounds are for the callers near hubs, whose every path would cost more. docs/quality.md
@@ -136,26 +137,33 @@ export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, '
     FROM (${hops}) AS hops
     ALL INNER JOIN (${degreesSql(snapshotId, sql`SELECT f FROM (${hops})`)}) AS degrees USING f
     GROUP BY p
-    HAVING sum(degree) <= ${params.fof.exactPaths}`;
+    HAVING sum(degree) <= ${params.fof.paths}`;
 }
 
 /**
- * (p, f, degree, exact): the followees a caller's friends of friends come through: all of
- * them for an exact caller (exactCallersSql), else at most REC_FOF_VIA_FOLLOWEES, those who
- * follow the caller back first (the closest ties), then those who follow fewest (they weigh
- * most), then the lower dense id. Followees who follow nobody lead nowhere and take no place.
- * Sorted per caller as an array of UInt64 keys: (not following back) << 63 | degree << 32 | f.
+ * (p, f, degree, exact, passes_on): the followees a caller's friends of friends come through,
+ * and how many each passes on. An exact caller (exactCallersSql): all of them, each passing on
+ * all it follows. Any other: at most REC_FOF_VIA_FOLLOWEES, those who follow the caller back
+ * first (the closest ties), then those who follow fewest (they weigh most), then the lower
+ * dense id, each passing on an equal share of REC_FOF_PATHS, at least REC_FOF_PER_FOLLOWEE
+ * and at most REC_FOF_PASS_ON_DEPTH (the depth its list is searched to). So a caller with
+ * 2,001 paths gets about 2,000, not a fixed few: the sample grows with the budget, not with
+ * the hubs. Followees who follow nobody lead nowhere and take no place. Sorted per caller as
+ * an array of UInt64 keys: (not following back) << 63 | degree << 32 | f.
  *
  * The nightly run writes everyone's into mat_first_hops (working-set.ts); an on-demand
  * computation uses it inline for one caller (cold-start.ts).
  */
 export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
   return sql`
-    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(hop, 32), 2147483647)) AS degree, exact
+    SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(hop, 32), 2147483647)) AS degree, exact,
+           toUInt32(if(exact, degree, share)) AS passes_on
     FROM
     (
         SELECT p, p IN (${exactCallersSql(snapshotId, callers, params)}) AS exact,
                arraySort(groupArray(bitShiftLeft(toUInt64(1 - follows_back), 63) + bitShiftLeft(toUInt64(followee_degree), 32) + f)) AS hops,
+               -- A caller has at least one hop (grouped from its follows), so no division by 0.
+               greatest(${params.fof.perFollowee}, least(${params.fof.passOnDepth}, intDiv(${params.fof.paths}, least(length(hops), ${params.fof.viaFollowees})))) AS share,
                arrayJoin(if(exact, hops, arraySlice(hops, 1, ${params.fof.viaFollowees}))) AS hop
         FROM
         (

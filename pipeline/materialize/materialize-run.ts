@@ -89,14 +89,13 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
 
 /**
  * Enough buckets that none holds more than REC_PROFILES_PER_BUCKET profiles, nor more than
- * REC_PAIRS_PER_BUCKET evidence rows: what each first hop and follower hop passes on (all it
- * follows to an exact caller, at most REC_FOF_PER_FOLLOWEE to any other), one row per
- * follower (follows you), and each holder of a collection paired with at most
- * REC_NFT_CANDIDATES_PER_COLLECTION others.
+ * REC_PAIRS_PER_BUCKET evidence rows: what each first hop and follower hop passes on (at
+ * most passes_on of what it follows), one row per follower (follows you), and each holder
+ * of a collection paired with at most REC_NFT_CANDIDATES_PER_COLLECTION others.
  */
 async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, config: Config): Promise<number> {
   const of = sql`WHERE snapshot_id = ${snapshotId}`;
-  const passedOn = sql`sum(if(exact, degree, least(degree, ${config.REC_FOF_PER_FOLLOWEE})))`;
+  const passedOn = sql`sum(least(degree, passes_on))`;
   const [row] = await ch.query(
     sql`SELECT
           (SELECT ${passedOn} FROM mat_first_hops ${of}) + (SELECT ${passedOn} FROM mat_follower_hops ${of}) AS paths,

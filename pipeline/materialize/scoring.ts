@@ -19,7 +19,7 @@ export interface ScoringParams {
   /** How the follows-you evidence is weighed (scoring-fit.ts). */
   followsYou: { defaultWeight: number; scale: number; max: number; minFollows: number };
   /** Bounds of the friend-of-friend expansion (bounded-lists.ts). */
-  fof: { viaFollowees: number; viaFollowers: number; perFollowee: number; passOnDepth: number; perFollower: number; exactPaths: number };
+  fof: { viaFollowees: number; viaFollowers: number; perFollowee: number; passOnDepth: number; perFollower: number; paths: number };
   /** Holders each collection recommends. */
   nftCandidatesPerCollection: number;
 }
@@ -51,7 +51,7 @@ export function scoringParams(config: Config): ScoringParams {
       perFollowee: config.REC_FOF_PER_FOLLOWEE,
       passOnDepth: config.REC_FOF_PASS_ON_DEPTH,
       perFollower: config.REC_FOF_PER_FOLLOWER,
-      exactPaths: config.REC_FOF_EXACT_PATHS,
+      paths: config.REC_FOF_PATHS,
     },
     nftCandidatesPerCollection: config.REC_NFT_CANDIDATES_PER_COLLECTION,
   };

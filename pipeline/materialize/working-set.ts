@@ -106,11 +106,11 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
       SELECT ${snapshotId}, collection, p FROM (${eligibleHoldingsSql(snapshotId, sql`SELECT pid AS p, chain_id, contract FROM mat_holdings WHERE snapshot_id = ${snapshotId}`)})`,
     mat_fof_edges: fofEdgesSql(snapshotId, params),
     mat_first_hops: sql`
-      INSERT INTO mat_first_hops (snapshot_id, p, f, degree, exact)
-      SELECT ${snapshotId}, p, f, degree, exact FROM (${firstHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
+      INSERT INTO mat_first_hops (snapshot_id, p, f, degree, exact, passes_on)
+      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${firstHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
     mat_follower_hops: sql`
-      INSERT INTO mat_follower_hops (snapshot_id, p, f, degree, exact)
-      SELECT ${snapshotId}, p, f, degree, exact FROM (${followerHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
+      INSERT INTO mat_follower_hops (snapshot_id, p, f, degree, exact, passes_on)
+      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${followerHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
     mat_fof_forward: fofForwardSql(snapshotId, params),
     mat_fof_back: fofBackSql(snapshotId, params),
     mat_scoring_fit: scoringFitSql(snapshotId, params),

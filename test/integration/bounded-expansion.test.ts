@@ -58,20 +58,36 @@ describe('bounded candidate expansion', () => {
     expectList(await listOf(await snapshot(world.UNBOUNDED_SETTINGS), 'me'), world.unboundedForMe);
   });
 
-  it('counts every path of a profile whose paths number at most REC_FOF_EXACT_PATHS, whatever the bounds', async () => {
-    const exact = await snapshot({ REC_FOF_EXACT_PATHS: String(world.MY_PATHS) });
-    expectList(await listOf(exact, 'me'), world.unboundedForMe);
+  /** My first hops in a run: (followee's name, exact, how many it follows, how many it passes on to me). */
+  async function myHops(snapshotId: number) {
     const hops = await env.ch.query(
-      sql`SELECT f, exact FROM mat_first_hops WHERE snapshot_id = ${exact} AND p IN (SELECT pid FROM mat_profiles WHERE snapshot_id = ${exact} AND profile_id = ${world.id('me')})
-          ORDER BY f`,
-      z.object({ f: z.coerce.number(), exact: z.coerce.number() }),
+      sql`SELECT profile_id, exact, degree, passes_on
+          FROM (SELECT f AS pid, exact, degree, passes_on FROM mat_first_hops
+                WHERE snapshot_id = ${snapshotId} AND p IN (SELECT pid FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND profile_id = ${world.id('me')})) AS hops
+          ALL INNER JOIN (SELECT pid, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS names USING pid
+          ORDER BY profile_id`,
+      z.object({ profile_id: z.string(), exact: z.coerce.number(), degree: z.coerce.number(), passes_on: z.coerce.number() }),
     );
-    expect(hops.map((h) => h.exact)).toEqual([1, 1, 1, 1]);
+    return hops.map((h) => [h.profile_id.replace(/^b_/, ''), h.exact, h.degree, h.passes_on]);
+  }
+
+  it('counts every path of a profile whose paths number at most REC_FOF_PATHS, whatever the bounds', async () => {
+    const exact = await snapshot({ REC_FOF_PATHS: String(world.MY_PATHS) });
+    expectList(await listOf(exact, 'me'), world.unboundedForMe);
+    // Every followee, each passing on all it follows.
+    expect(await myHops(exact)).toEqual([['amy', 1, 3, 3], ['bob', 1, 3, 3], ['cat', 1, 1, 1], ['hub', 1, 4, 4]]);
   });
 
-  it('bounds a profile with one path more than REC_FOF_EXACT_PATHS', async () => {
-    const bounded = await snapshot({ REC_FOF_EXACT_PATHS: String(world.MY_PATHS - 1) });
-    expectList(await listOf(bounded, 'me'), world.expectedForMe);
+  it('shares REC_FOF_PATHS among the first followees of a profile with more paths than that', async () => {
+    const shared = await snapshot({ REC_FOF_PATHS: String(world.MY_PATHS - 1) });
+    expectList(await listOf(shared, 'me'), world.sharedForMe);
+    expect(await myHops(shared)).toEqual([['amy', 0, 3, 3], ['bob', 0, 3, 3], ['cat', 0, 1, 3]]);
+  });
+
+  it('has each followee pass on at least REC_FOF_PER_FOLLOWEE, however small its share', async () => {
+    const floor = await snapshot({ REC_FOF_PATHS: '8' });
+    expectList(await listOf(floor, 'me'), world.expectedForMe);
+    expect((await myHops(floor)).map((h) => h[3])).toEqual([2, 2, 2]);
   });
 
   it('counts a path found both forward and back once', async () => {

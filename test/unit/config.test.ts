@@ -45,15 +45,21 @@ describe('parseConfig defaults', () => {
 
   it('bounds the friend-of-friend and co-holder expansion (docs/materialization.md)', () => {
     const config = parseConfig({});
-    expect([config.REC_FOF_VIA_FOLLOWEES, config.REC_FOF_PER_FOLLOWEE, config.REC_FOF_PER_FOLLOWER]).toEqual([20, 20, 20]);
+    expect([config.REC_FOF_VIA_FOLLOWEES, config.REC_FOF_PER_FOLLOWEE, config.REC_FOF_PER_FOLLOWER]).toEqual([30, 20, 20]);
     expect(config.REC_FOF_PASS_ON_DEPTH).toBe(100);
     expect(config.REC_NFT_CANDIDATES_PER_COLLECTION).toBe(100);
-    expect(config.REC_FOF_EXACT_PATHS).toBe(2_000);
+    expect(config.REC_FOF_PATHS).toBe(1_000);
   });
 
-  it('takes 0 exact paths for every profile bounded, and refuses fewer', () => {
-    expect(parseConfig({ REC_FOF_EXACT_PATHS: '0' }).REC_FOF_EXACT_PATHS).toBe(0);
-    expect(configError({ REC_FOF_EXACT_PATHS: '-1' }).message).toBe('Invalid setting REC_FOF_EXACT_PATHS ("-1"): Too small: expected number to be >=0');
+  it('takes 0 friend-of-friend paths to share (each followee passes on REC_FOF_PER_FOLLOWEE), and refuses fewer', () => {
+    expect(parseConfig({ REC_FOF_PATHS: '0' }).REC_FOF_PATHS).toBe(0);
+    expect(configError({ REC_FOF_PATHS: '-1' }).message).toBe('Invalid setting REC_FOF_PATHS ("-1"): Too small: expected number to be >=0');
+  });
+
+  it('refuses REC_FOF_EXACT_PATHS, which REC_FOF_PATHS replaced, rather than ignore it', () => {
+    expect(configError({ REC_FOF_EXACT_PATHS: '2000' }).message).toBe(
+      'Setting REC_FOF_EXACT_PATHS was replaced by REC_FOF_PATHS (the friend-of-friend paths each profile gets, every one when it has that few): rename it',
+    );
   });
 
   it('refuses a pass-on depth shallower than what each followee passes on', () => {
