@@ -21,6 +21,7 @@ import {
   type MaterializeRunJob,
   type MaterializeStepJob,
 } from '../../shared/queues.ts';
+import { bucketCount } from './bucket-count.ts';
 import { materializeQuerySettings, scoringParams } from './scoring.ts';
 import { beginSnapshot, setSnapshotStatus } from './snapshots.ts';
 import { readScoringFit } from './scoring-fit.ts';
@@ -88,10 +89,10 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
 }
 
 /**
- * Enough buckets that none holds more than REC_PROFILES_PER_BUCKET profiles, nor more than
- * REC_PAIRS_PER_BUCKET evidence rows: what each first hop and follower hop passes on (at
- * most passes_on of what it follows), one row per follower (follows you), and each holder
- * of a collection paired with at most REC_NFT_CANDIDATES_PER_COLLECTION others.
+ * The run's buckets (bucket-count.ts), from its estimate of the evidence rows: what each
+ * first hop and follower hop passes on (at most passes_on of what it follows), one row per
+ * follower (follows you), and each holder of a collection paired with at most
+ * REC_NFT_CANDIDATES_PER_COLLECTION others.
  */
 async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, config: Config): Promise<number> {
   const of = sql`WHERE snapshot_id = ${snapshotId}`;
@@ -103,12 +104,7 @@ async function bucketsFor(ch: ClickHouse, snapshotId: number, profiles: number, 
           (SELECT sum(holders * least(holders, ${config.REC_NFT_CANDIDATES_PER_COLLECTION})) FROM mat_collections ${of}) AS pairs`,
     z.object({ paths: z.coerce.number(), followers: z.coerce.number(), pairs: z.coerce.number() }),
   );
-  const estimatedRows = (row?.paths ?? 0) + (row?.followers ?? 0) + (row?.pairs ?? 0);
-  return Math.max(
-    1,
-    Math.ceil(profiles / config.REC_PROFILES_PER_BUCKET),
-    Math.ceil(estimatedRows / config.REC_PAIRS_PER_BUCKET),
-  );
+  return bucketCount({ profiles, estimatedRows: (row?.paths ?? 0) + (row?.followers ?? 0) + (row?.pairs ?? 0) }, config);
 }
 
 /**

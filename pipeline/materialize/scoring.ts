@@ -71,8 +71,3 @@ export function materializeQuerySettings(config: Pick<Config, 'MATERIALIZE_MAX_M
     log_queries: 1,
   };
 }
-
-/** Buckets for a world of `profiles`: each holds at most `perBucket` profiles. */
-export function bucketCount(profiles: number, perBucket: number): number {
-  return Math.max(1, Math.ceil(profiles / perBucket));
-}
