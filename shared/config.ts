@@ -232,9 +232,10 @@ export const configSchema = z.object({
   /**
    * How many friend-of-friend paths a profile gets. One with at most this many in all (Σ over
    * whom it follows, and its followers it does not follow, of how many those follow) gets every
-   * one of them; any other a sample of about this many, shared among the followees below. So
-   * the bounds adapt to the degrees around each profile, and a profile costs at most this
-   * many rows whatever the hubs. 0: every followee passes on REC_FOF_PER_FOLLOWEE.
+   * one of them; any other a sample of about this many forward paths (at most
+   * REC_FOF_VIA_FOLLOWEES × REC_FOF_PASS_ON_DEPTH), shared among the followees below. So the
+   * bounds adapt to the degrees around each profile, whatever the hubs. 0: every followee
+   * passes on REC_FOF_PER_FOLLOWEE.
    */
   REC_FOF_PATHS: z.coerce.number().int().min(0).default(1_000),
   /**

@@ -39,8 +39,9 @@ export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, pa
  * (p, f, degree, exact, passes_on, candidates): each hop with the list it passes on from: its
  * first REC_FOF_PASS_ON_DEPTH for a sampled caller, its whole list for an exact one. Two
  * joins, so that a sampled caller's rows never carry a list deeper than it reads. For one
- * caller (an on-demand list) exact can come out a constant, which ClickHouse 18.16 refuses to
- * UNION ALL with a column ("Cannot convert column exact because it is non constant"): materialize().
+ * caller (an on-demand list) exact can come out a constant, which ClickHouse 18.16 refuses
+ * to UNION ALL with a column ("Cannot convert column exact because it is non constant"):
+ * materialize().
  */
 function withListsSql(snapshotId: number, hops: SqlFragment, params: ScoringParams): SqlFragment {
   const lists = (exact: boolean, candidates: SqlFragment) => sql`
@@ -147,8 +148,8 @@ export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, '
  * first (the closest ties), then those who follow fewest (they weigh most), then the lower
  * dense id, each passing on an equal share of REC_FOF_PATHS, at least REC_FOF_PER_FOLLOWEE
  * and at most REC_FOF_PASS_ON_DEPTH (the depth its list is searched to). So a caller with
- * 2,001 paths gets about 2,000, not a fixed few: the sample grows with the budget, not with
- * the hubs. Followees who follow nobody lead nowhere and take no place. Sorted per caller as
+ * one path more than REC_FOF_PATHS gets about that many, not a fixed few: the sample's size
+ * is the setting's, not the hubs'. Followees who follow nobody lead nowhere and take no place. Sorted per caller as
  * an array of UInt64 keys: (not following back) << 63 | degree << 32 | f.
  *
  * The nightly run writes everyone's into mat_first_hops (working-set.ts); an on-demand
