@@ -149,8 +149,9 @@ export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, '
  * dense id, each passing on an equal share of REC_FOF_PATHS, at least REC_FOF_PER_FOLLOWEE
  * and at most REC_FOF_PASS_ON_DEPTH (the depth its list is searched to). So a caller with
  * one path more than REC_FOF_PATHS gets about that many, not a fixed few: the sample's size
- * is the setting's, not the hubs'. Followees who follow nobody lead nowhere and take no place. Sorted per caller as
- * an array of UInt64 keys: (not following back) << 63 | degree << 32 | f.
+ * is the setting's, not the hubs'. Followees who follow nobody lead nowhere and take no
+ * place. Sorted per caller as an array of UInt64 keys: (not following back) << 63 |
+ * degree << 32 | f.
  *
  * The nightly run writes everyone's into mat_first_hops (working-set.ts); an on-demand
  * computation uses it inline for one caller (cold-start.ts).
