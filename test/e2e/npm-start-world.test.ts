@@ -119,14 +119,22 @@ describe('the demo users', () => {
     ]);
   }
 
-  it("recommends Ada exactly the people her demo data relates her to, each for its one reason: all four forms", async () => {
+  it("recommends Ada first exactly the people her demo data relates her to, each for its one reason (all four forms), then the most followed", async () => {
     const expected = expectedReasons(0, ada);
     const w = createWorld(world.config.DEMO_SEED, world.config.DEMO_PROFILES, 1);
     // She follows Grace only, so her friends of friends are whom Grace follows: Alan and Grace's
     // friends; and Alan follows her, so whom he follows too (his friends), named after him.
     for (const id of [alan.profileId, ...world.plan.friends[1]!.map((p) => profileIdOf(w, p))]) expected.set(id, `Followed by ${grace.name}`);
     for (const p of world.plan.friends[2]!) expected.set(profileIdOf(w, p), `Followed by ${alan.name}`);
-    expect(Object.fromEntries(await recommendationsOf(ada))).toEqual(Object.fromEntries(expected));
+    const got = [...(await recommendationsOf(ada)).entries()];
+    expect(Object.fromEntries(got.slice(0, expected.size))).toEqual(Object.fromEntries(expected));
+    // Her list is short of REC_TOP_K: popular profiles fill it, none of them her, Grace (whom
+    // she follows) or one listed already (the map would have fewer entries).
+    expect(got.length).toBe(world.config.REC_TOP_K);
+    for (const [id, reason] of got.slice(expected.size)) {
+      expect(reason, id).toMatch(/^Followed by /);
+      expect([ada.profileId, grace.profileId], id).not.toContain(id);
+    }
   });
 
   it.each([

@@ -31,6 +31,11 @@ async function listOf(snapshotId: number, name: string) {
   return rows.map((r) => ({ ...r, candidate: r.candidate_id.replace(/^b_/, ''), subject: r.reason_subject.replace(/^b_/, '') }));
 }
 
+/** The candidates some signal speaks for (score > 0), without the popular filler after them. */
+async function evidenceOf(snapshotId: number, name: string) {
+  return (await listOf(snapshotId, name)).filter((r) => r.score > 0);
+}
+
 function expectList(actual: Awaited<ReturnType<typeof listOf>>, expected: { candidate: string; score: number; subject: string }[]) {
   expect(actual.map((r) => r.candidate)).toEqual(expected.map((e) => e.candidate));
   actual.forEach((r, i) => {
@@ -45,17 +50,17 @@ describe('bounded candidate expansion', () => {
   it('reaches friends of friends through my first followees only, each passing on its most followed that I do not follow', async () => {
     await ingestRecords(env, world.records);
     bounded = await snapshot();
-    expectList(await listOf(bounded, 'me'), world.expectedForMe);
+    expectList(await evidenceOf(bounded, 'me'), world.expectedForMe);
   });
 
   it('looks for what a followee passes on no further down its list than REC_FOF_PASS_ON_DEPTH', async () => {
     // bob's first 2 are hub, whom I follow, and me: nothing left for me within them.
     const shallow = await snapshot({ REC_FOF_PASS_ON_DEPTH: '2' });
-    expectList(await listOf(shallow, 'me'), world.expectedForMe.filter((r) => r.candidate !== 'p4'));
+    expectList(await evidenceOf(shallow, 'me'), world.expectedForMe.filter((r) => r.candidate !== 'p4'));
   });
 
   it('counts every path once the bounds are lifted', async () => {
-    expectList(await listOf(await snapshot(world.UNBOUNDED_SETTINGS), 'me'), world.unboundedForMe);
+    expectList(await evidenceOf(await snapshot(world.UNBOUNDED_SETTINGS), 'me'), world.unboundedForMe);
   });
 
   /** My first hops in a run: (followee's name, exact, how many it follows, how many it passes on to me). */
@@ -73,40 +78,55 @@ describe('bounded candidate expansion', () => {
 
   it('counts every path of a profile whose paths number at most REC_FOF_PATHS, whatever the bounds', async () => {
     const exact = await snapshot({ REC_FOF_PATHS: String(world.MY_PATHS) });
-    expectList(await listOf(exact, 'me'), world.unboundedForMe);
+    expectList(await evidenceOf(exact, 'me'), world.unboundedForMe);
     // Every followee, each passing on all it follows.
     expect(await myHops(exact)).toEqual([['amy', 1, 3, 3], ['bob', 1, 3, 3], ['cat', 1, 1, 1], ['hub', 1, 4, 4]]);
   });
 
   it('shares REC_FOF_PATHS among the first followees of a profile with more paths than that', async () => {
     const shared = await snapshot({ REC_FOF_PATHS: String(world.MY_PATHS - 1) });
-    expectList(await listOf(shared, 'me'), world.sharedForMe);
+    expectList(await evidenceOf(shared, 'me'), world.sharedForMe);
     expect(await myHops(shared)).toEqual([['amy', 0, 3, 3], ['bob', 0, 3, 3], ['cat', 0, 1, 3]]);
   });
 
   it('has each followee pass on at least REC_FOF_PER_FOLLOWEE, however small its share', async () => {
     const floor = await snapshot({ REC_FOF_PATHS: '8' });
-    expectList(await listOf(floor, 'me'), world.expectedForMe);
+    expectList(await evidenceOf(floor, 'me'), world.expectedForMe);
     expect((await myHops(floor)).map((h) => h[3])).toEqual([2, 2, 2]);
   });
 
   it('counts a path found both forward and back once', async () => {
     // zed's two followers are both checked now; the one through cat is also a forward path.
     const both = await snapshot({ REC_FOF_PER_FOLLOWER: '2' });
-    expectList(await listOf(both, 'me'), world.expectedForMe);
+    expectList(await evidenceOf(both, 'me'), world.expectedForMe);
   });
 
   it('has a collection recommend only its most followed holders', async () => {
-    for (const [holder, list] of Object.entries(world.clubLists)) expectList(await listOf(bounded, holder), list);
+    for (const [holder, list] of Object.entries(world.clubLists)) expectList(await evidenceOf(bounded, holder), list);
   });
 
   it('recommends my followers though no path reaches them, naming them when nobody else links us', async () => {
-    const n3 = await listOf(bounded, 'n3');
+    const n3 = await evidenceOf(bounded, 'n3');
     expect(n3.filter((r) => r.candidate === r.subject).map((r) => r.candidate)).toEqual(['q1', 'q2']);
   });
 
   it('shows the most followed profiles to a profile with follows but no evidence, rather than nothing', async () => {
-    expectList(await listOf(bounded, 'q2'), world.fallbackForQ2);
+    expectList(await listOf(bounded, 'q2'), world.popularForQ2);
+  });
+
+  it('fills my short list up with the most followed profiles I neither follow nor have listed, after my own candidates', async () => {
+    expectList(await listOf(bounded, 'me'), [...world.expectedForMe, ...world.paddingForMe]);
+  });
+
+  it('fills a list up to REC_TOP_K places and no further, and leaves a full one as it is', async () => {
+    const six = await snapshot({ REC_TOP_K: '6' });
+    expectList(await listOf(six, 'me'), [...world.expectedForMe, ...world.paddingForMe.slice(0, 2)]);
+    const three = await snapshot({ REC_TOP_K: '3' });
+    expectList(await listOf(three, 'me'), world.expectedForMe.slice(0, 3));
+  });
+
+  it('fills no list of a profile outside the follow graph: n1 has only what the club says', async () => {
+    expectList(await listOf(bounded, 'n1'), world.clubLists.n1);
   });
 
   it('fits what following me is worth to how often follows are returned, once there are enough follows', async () => {
@@ -118,13 +138,13 @@ describe('bounded candidate expansion', () => {
     // 23 follows; me and bob follow each other: 2 returned, odds 2 / 21, times 31.5.
     const fitted = await snapshot({ REC_FIT_MIN_FOLLOWS: '23', REC_FOLLOWS_YOU_SCALE: '31.5' });
     expect(await fitOf(fitted)).toEqual({ follows: 23, returned: 2, fitted: 1, follows_you_weight: 3 });
-    const zed = (await listOf(fitted, 'me'))[0]!;
+    const zed = (await evidenceOf(fitted, 'me'))[0]!;
     expect(zed.candidate).toBe('zed');
     expect(zed.score).toBeCloseTo(world.expectedForMe[0]!.score - 1 + 3, 9);
 
     const tooFew = await snapshot({ REC_FIT_MIN_FOLLOWS: '24', REC_FOLLOWS_YOU_SCALE: '31.5' });
     expect(await fitOf(tooFew)).toEqual({ follows: 23, returned: 2, fitted: 0, follows_you_weight: 1 });
-    expectList(await listOf(tooFew, 'me'), world.expectedForMe);
+    expectList(await evidenceOf(tooFew, 'me'), world.expectedForMe);
   });
 
   it('writes the same lists again on the same data', async () => {

@@ -104,7 +104,12 @@ describe('soulgraph eval', () => {
     ]);
     const written = readFileSync(lists, 'utf8').split('\n');
     expect(written[0]).toBe('method\tuser\trank\tcandidate');
-    expect(written.filter((l) => l.startsWith('soulgraph\t'))).toEqual(['soulgraph\t0\t1\t1', 'soulgraph\t10\t1\t13']);
+    // soulgraph's lists go on with the most followed profiles (3 followers, then 2, the lower
+    // id first) that the user neither follows nor has listed, cut at the largest k.
+    expect(written.filter((l) => l.startsWith('soulgraph\t'))).toEqual([
+      ...['1', '10', '11', '12', '13'].map((c, i) => `soulgraph\t0\t${i + 1}\t${c}`),
+      ...['13', '0', '2', '3', '1'].map((c, i) => `soulgraph\t10\t${i + 1}\t${c}`),
+    ]);
     expect(written.filter((l) => l.startsWith('popularity\t0\t')).map((l) => l.split('\t')[3])).toEqual(['10', '11', '12', '1', '13']);
     expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| personalized-pagerank |');
     expect(output).toContain('soulgraph: 0 of the scored users with a follow either way in training got an empty list');
