@@ -10,7 +10,7 @@ import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-l
 import type { CallerFacts } from './caller-facts.ts';
 import { rankedCandidatesSql } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
-import { popularPaddingSql } from './popular-padding.ts';
+import { bucketTarget, popularPaddingSql } from './popular-padding.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
@@ -45,10 +45,10 @@ export async function computeBucket(
   );
   // On a cluster the insert reached one replica per shard: until the others have fetched it,
   // a read through the Distributed table may be answered by one that has not, and the
-  // fallback would take the bucket's callers for listless (measured by cluster:check: a
+  // padding would take the bucket's callers' lists for short (measured by cluster:check: a
   // tenth more rows than the single server), as the publish would miss their lists.
   await awaitReplication(ch, ['recommendations']);
-  await ch.command(popularPaddingSql(snapshotId, bucket, buckets, params), settings);
+  await ch.command(popularPaddingSql(snapshotId, bucketTarget(snapshotId, bucket, buckets), params), settings);
   await awaitReplication(ch, ['recommendations']);
   const [row] = await ch.query(
     sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations

@@ -16,6 +16,7 @@ import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import type { CallerFacts } from './caller-facts.ts';
 import { rankedCandidatesSql } from './candidates.ts';
+import { popularPaddingSql } from './popular-padding.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
 import { eligibleHoldingsSql, followeesSql, followersSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
@@ -53,7 +54,8 @@ export async function computeOnDemand(
     sql`SELECT pid FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND profile_id = ${profileId}`,
     pidRow,
   );
-  const facts = liveFacts(snapshotId, profileId, known?.pid ?? 0, profile, params, await newestActivityTime(ch));
+  const pid = known?.pid ?? 0;
+  const facts = liveFacts(snapshotId, profileId, pid, profile, params, await newestActivityTime(ch));
   await ch.command(
     sql`
       INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
@@ -61,6 +63,10 @@ export async function computeOnDemand(
       FROM (${rankedCandidatesSql(snapshotId, facts, params)})`,
     settings,
   );
+  // Filled up as a nightly list is. (Should the job die between the two statements, its retry
+  // finds the rows and leaves the list unfilled until the next nightly run.)
+  const target = { bucket: ON_DEMAND_BUCKET, callers: sql`SELECT toUInt32(${pid}) AS p, ${profileId} AS profile_id`, followees: facts.followees };
+  await ch.command(popularPaddingSql(snapshotId, target, params), settings);
   return { rows: await rowsFor(ch, snapshotId, profileId), computed: true };
 }
 

@@ -1,11 +1,9 @@
 /**
- * The last step of a bucket: a profile in the app's follow graph (it follows someone or
- * someone follows it) whose list came out shorter than REC_TOP_K has it filled up with the
- * most followed profiles, after its own candidates: not itself, not whom it follows, not
- * one its list holds already. A profile with few follows has few friends of friends, and
- * for it popularity is the better guess than an empty place (docs/quality.md: one user in
- * four on one-way Epinions had fewer than 50 candidates); a profile with no evidence at all
- * gets only these.
+ * The last step of a bucket: a profile whose list came out shorter than REC_TOP_K has it
+ * filled up with the most followed profiles, after its own candidates: not itself, not whom
+ * it follows, not one its list holds already. A profile with few follows has few friends of
+ * friends, and for it popularity is the better guess than an empty place; a newcomer with
+ * no evidence at all gets only these (docs/quality.md measures both).
  *
  * Each reads "Followed by <its most followed follower>" (the fourth reason form). Its score
  * is 0, as no signal speaks for it: ranks go on after the scored candidates (score > 0), so
@@ -14,8 +12,9 @@
  *
  * Written after the bucket's INSERT, into the same partition: a retried bucket drops both.
  */
-import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF, followerCountsSql, mostFollowedFirstKey } from './bounded-lists.ts';
+import { pairKey } from './caller-facts.ts';
 import { RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { SIGNAL } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
@@ -23,18 +22,38 @@ import type { ScoringParams } from './scoring.ts';
 /** How many more than REC_TOP_K popular profiles are kept, so that a caller's own followees and candidates can be left out. */
 const SPARE = 200;
 
-export function popularPaddingSql(snapshotId: number, bucket: number, buckets: number, params: ScoringParams): SqlFragment {
+/**
+ * Whose lists to fill: the profiles (p, profile_id) whose rows a bucket (the nightly one, or
+ * the on-demand one) holds, and whom they follow (p, f).
+ */
+export interface PaddingTarget {
+  bucket: number;
+  callers: SqlFragment;
+  followees: SqlFragment;
+}
+
+/** A nightly bucket's profiles: every profile whose dense id is `bucket` modulo `buckets`. */
+export function bucketTarget(snapshotId: number, bucket: number, buckets: number): PaddingTarget {
+  const slice = (column: string) => sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
+  return {
+    bucket,
+    callers: sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE ${slice('pid')}`,
+    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
+  };
+}
+
+export function popularPaddingSql(snapshotId: number, target: PaddingTarget, params: ScoringParams): SqlFragment {
   const of = sql`snapshot_id = ${snapshotId}`;
   return sql`
     INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
-    SELECT ${snapshotId}, ${bucket}, profile_id, rank, candidate_id, 0, ${SIGNAL.fof}, 0, subject_id, 0, 0, 0, 0
+    SELECT ${snapshotId}, ${target.bucket}, profile_id, rank, candidate_id, 0, ${SIGNAL.fof}, 0, subject_id, 0, 0, 0, 0
     FROM
     (
         SELECT profile_id, rank, candidate_id, subject_pid
         FROM
         (
             SELECT profile_id, rank, c, subject_pid
-            FROM (${paddingSql(snapshotId, bucket, buckets, params)}) AS padding
+            FROM (${paddingSql(snapshotId, target, params)}) AS padding
             ALL INNER JOIN (SELECT dst AS c, src AS subject_pid FROM mat_fof_edges WHERE ${of} AND src_rank = 1) AS most_followed_followers USING c
         ) AS with_subjects
         ALL INNER JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles WHERE ${of}) AS candidates USING c
@@ -43,7 +62,9 @@ export function popularPaddingSql(snapshotId: number, bucket: number, buckets: n
 }
 
 /** (profile_id, rank, c): the places after each short list, filled from the popular list. */
-function paddingSql(snapshotId: number, bucket: number, buckets: number, params: ScoringParams): SqlFragment {
+function paddingSql(snapshotId: number, target: PaddingTarget, params: ScoringParams): SqlFragment {
+  const shortLists = shortListsSql(snapshotId, target, params);
+  const c = sql`bitAnd(key, ${LOW_HALF})`;
   return sql`
     SELECT profile_id, listed + place AS rank, toUInt32(bitAnd(key, ${LOW_HALF})) AS c
     FROM
@@ -53,8 +74,8 @@ function paddingSql(snapshotId: number, bucket: number, buckets: number, params:
         SELECT profile_id, listed, arraySlice(arraySort(groupArray(key)), 1, ${params.topK} - listed) AS kept
         FROM
         (
-            SELECT profile_id, listed, excluded, popular
-            FROM (${shortListsSql(snapshotId, bucket, buckets, params)}) AS short_lists
+            SELECT p, profile_id, listed, popular
+            FROM (${shortLists}) AS short_lists
             CROSS JOIN
             (
                 SELECT arraySlice(arraySort(groupArray(${mostFollowedFirstKey('followers', 'dst')})), 1, ${params.topK + SPARE}) AS popular
@@ -62,45 +83,44 @@ function paddingSql(snapshotId: number, bucket: number, buckets: number, params:
             ) AS most_followed
         )
         ARRAY JOIN popular AS key
-        WHERE NOT has(excluded, toUInt32(bitAnd(key, ${LOW_HALF})))
+        WHERE ${c} != p AND bitShiftLeft(toUInt64(p), 32) + ${c} NOT IN (${takenSql(snapshotId, target, shortLists)})
         GROUP BY profile_id, listed
     )
     ARRAY JOIN kept AS key, arrayEnumerate(kept) AS place`;
 }
 
 /**
- * (profile_id, listed, excluded): the bucket's profiles in the follow graph whose lists hold
- * fewer than REC_TOP_K rows (none, for one without a list), with how many they hold, and the
- * dense ids no filler may be: the profile itself, whom it follows, and its listed candidates.
+ * (p, profile_id, listed): the target's profiles whose lists hold fewer than REC_TOP_K rows
+ * (none, for one without a list), with how many they hold.
  */
-function shortListsSql(snapshotId: number, bucket: number, buckets: number, params: ScoringParams): SqlFragment {
-  const of = sql`snapshot_id = ${snapshotId}`;
-  const lists = sql`recommendations WHERE ${of} AND bucket = ${bucket}`;
+function shortListsSql(snapshotId: number, target: PaddingTarget, params: ScoringParams): SqlFragment {
   return sql`
-    SELECT profile_id, length(shown) AS listed, arrayConcat([p], followed, shown) AS excluded
-    FROM
-    (
-        SELECT p, profile_id, followed
-        FROM
-        (
-            SELECT p, groupArrayIf(f, f != p) AS followed
-            FROM
-            (
-                SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${of} AND src % ${buckets} = ${bucket}
-                UNION ALL
-                -- Followed but following nobody: in the graph all the same, with nobody to leave out.
-                SELECT dst AS p, dst AS f FROM mat_follow_edges WHERE ${of} AND dst % ${buckets} = ${bucket}
-            )
-            GROUP BY p
-        ) AS in_graph
-        ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE ${of}) AS callers USING p
-        WHERE profile_id NOT IN (SELECT profile_id FROM ${lists} GROUP BY profile_id HAVING count() >= ${params.topK})
-    ) AS callers
+    SELECT p, profile_id, listed
+    FROM (${target.callers}) AS callers
     ALL LEFT JOIN
     (
-        SELECT profile_id, groupArray(c) AS shown
-        FROM (SELECT profile_id, candidate_id FROM ${lists} AND profile_id IN (SELECT profile_id FROM ${lists} GROUP BY profile_id HAVING count() < ${params.topK})) AS listed
-        ALL INNER JOIN (SELECT profile_id AS candidate_id, pid AS c FROM mat_profiles WHERE ${of}) AS candidates USING candidate_id
-        GROUP BY profile_id
-    ) AS lists USING profile_id`;
+        SELECT profile_id, toUInt32(count()) AS listed FROM recommendations
+        WHERE snapshot_id = ${snapshotId} AND bucket = ${target.bucket} GROUP BY profile_id
+    ) AS lists USING profile_id
+    WHERE listed < ${params.topK}`;
+}
+
+/** Pairs p << 32 | c no filler may be: whom a short list's profile follows, and whom its list holds. */
+function takenSql(snapshotId: number, target: PaddingTarget, shortLists: SqlFragment): SqlFragment {
+  const of = sql`snapshot_id = ${snapshotId}`;
+  return sql`
+    SELECT ${pairKey('p', 'f')} FROM (${target.followees})
+    UNION ALL
+    SELECT ${pairKey('p', 'c')}
+    FROM
+    (
+        SELECT p, candidate_id
+        FROM
+        (
+            SELECT profile_id, candidate_id FROM recommendations
+            WHERE ${of} AND bucket = ${target.bucket} AND profile_id IN (SELECT profile_id FROM (${shortLists}))
+        ) AS listed
+        ALL INNER JOIN (SELECT p, profile_id FROM (${shortLists})) AS callers USING profile_id
+    ) AS listed_by_pid
+    ALL INNER JOIN (SELECT profile_id AS candidate_id, pid AS c FROM mat_profiles WHERE ${of}) AS candidates USING candidate_id`;
 }

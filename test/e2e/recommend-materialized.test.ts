@@ -65,6 +65,15 @@ describe('a new wallet with on-chain history', () => {
           { profileId: 'p_frank', name: 'Frank', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
           { profileId: 'p_me', name: 'Me', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
           { profileId: 'p_bob', name: 'Bob', avatar: '', recommendReason: 'Counterparty on Ethereum', following: false },
+          // Then the most followed, each named after its most followed follower: Fiona, Gina
+          // (2 followers; Me, listed already, too), then Felix, Hank, Ivan and J1-J4 (1).
+          ...[['fiona', 'Me'], ['gina', 'Fiona'], ['felix', 'Me'], ['hank', 'Fiona'], ...['ivan', 'j1', 'j2', 'j3', 'j4'].map((p) => [p, 'Felix'])].map(([p, by]) => ({
+            profileId: `p_${p!}`,
+            name: p![0]!.toUpperCase() + p!.slice(1),
+            avatar: '',
+            recommendReason: `Followed by ${by}`,
+            following: false,
+          })),
         ],
       },
     });
@@ -72,7 +81,7 @@ describe('a new wallet with on-chain history', () => {
       sql`SELECT count() AS n, any(bucket) AS bucket FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${me}`,
       z.object({ n: z.coerce.number(), bucket: z.coerce.number() }),
     );
-    expect(stored).toEqual({ n: 4, bucket: ON_DEMAND_BUCKET });
+    expect(stored).toEqual({ n: 13, bucket: ON_DEMAND_BUCKET });
   });
 
   it('sees whom it follows now, not as of the snapshot', async () => {

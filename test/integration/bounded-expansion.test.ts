@@ -125,8 +125,8 @@ describe('bounded candidate expansion', () => {
     expectList(await listOf(three, 'me'), world.expectedForMe.slice(0, 3));
   });
 
-  it('fills no list of a profile outside the follow graph: n1 has only what the club says', async () => {
-    expectList(await listOf(bounded, 'n1'), world.clubLists.n1);
+  it('fills the list of a profile outside the follow graph too: n1, after what the club says', async () => {
+    expectList(await listOf(bounded, 'n1'), [...world.clubLists.n1, ...world.paddingForN1]);
   });
 
   it('fits what following me is worth to how often follows are returned, once there are enough follows', async () => {
