@@ -10,7 +10,7 @@ import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-l
 import type { CallerFacts } from './caller-facts.ts';
 import { rankedCandidatesSql } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
-import { bucketTarget, popularPaddingSql } from './popular-padding.ts';
+import { popularPaddingSql } from './popular-padding.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
@@ -35,11 +35,12 @@ export async function computeBucket(
   settings: QuerySettings,
 ): Promise<BucketResult> {
   await dropSnapshotPartitions(ch, ['recommendations'], snapshotId, bucket);
+  const facts = bucketFacts(snapshotId, bucket, buckets);
   await ch.command(
     sql`
       INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
       SELECT ${snapshotId}, ${bucket}, profile_id, ${RANKED_COLUMNS}
-      FROM (${rankedCandidatesSql(snapshotId, bucketFacts(snapshotId, bucket, buckets), params)}) AS ranked
+      FROM (${rankedCandidatesSql(snapshotId, facts, params)}) AS ranked
       ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS callers USING p`,
     settings,
   );
@@ -48,7 +49,8 @@ export async function computeBucket(
   // padding would take the bucket's callers' lists for short (measured by cluster:check: a
   // tenth more rows than the single server), as the publish would miss their lists.
   await awaitReplication(ch, ['recommendations']);
-  await ch.command(popularPaddingSql(snapshotId, bucketTarget(snapshotId, bucket, buckets), params), settings);
+  const callers = sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`;
+  await ch.command(popularPaddingSql(snapshotId, { bucket, callers, followees: facts.followees }, params), settings);
   await awaitReplication(ch, ['recommendations']);
   const [row] = await ch.query(
     sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations

@@ -12,7 +12,7 @@
  *
  * Written after the bucket's INSERT, into the same partition: a retried bucket drops both.
  */
-import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF, followerCountsSql, mostFollowedFirstKey } from './bounded-lists.ts';
 import { pairKey } from './caller-facts.ts';
 import { RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
@@ -23,23 +23,13 @@ import type { ScoringParams } from './scoring.ts';
 const SPARE = 200;
 
 /**
- * Whose lists to fill: the profiles (p, profile_id) whose rows a bucket (the nightly one, or
- * the on-demand one) holds, and whom they follow (p, f).
+ * Whose lists to fill: the profiles (p, profile_id) whose rows a bucket holds (a nightly one,
+ * bucket.ts, or the on-demand one, cold-start.ts), and whom they follow (p, f).
  */
 export interface PaddingTarget {
   bucket: number;
   callers: SqlFragment;
   followees: SqlFragment;
-}
-
-/** A nightly bucket's profiles: every profile whose dense id is `bucket` modulo `buckets`. */
-export function bucketTarget(snapshotId: number, bucket: number, buckets: number): PaddingTarget {
-  const slice = (column: string) => sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
-  return {
-    bucket,
-    callers: sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE ${slice('pid')}`,
-    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
-  };
 }
 
 export function popularPaddingSql(snapshotId: number, target: PaddingTarget, params: ScoringParams): SqlFragment {
@@ -66,7 +56,7 @@ function paddingSql(snapshotId: number, target: PaddingTarget, params: ScoringPa
   const shortLists = shortListsSql(snapshotId, target, params);
   const c = sql`bitAnd(key, ${LOW_HALF})`;
   return sql`
-    SELECT profile_id, listed + place AS rank, toUInt32(bitAnd(key, ${LOW_HALF})) AS c
+    SELECT profile_id, listed + place AS rank, toUInt32(${c}) AS c
     FROM
     (
         -- The popular list unrolled and filtered per caller, then sorted back (the keys sort
