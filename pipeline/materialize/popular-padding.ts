@@ -107,8 +107,10 @@ function takenSql(snapshotId: number, target: PaddingTarget, shortLists: SqlFrag
         SELECT p, candidate_id
         FROM
         (
+            -- GLOBAL: on a cluster recommendations is Distributed, and so is the set's own read
+            -- of it; the set is made once and sent along (on one server, the same as IN).
             SELECT profile_id, candidate_id FROM recommendations
-            WHERE ${of} AND bucket = ${target.bucket} AND profile_id IN (SELECT profile_id FROM (${shortLists}))
+            WHERE ${of} AND bucket = ${target.bucket} AND profile_id GLOBAL IN (SELECT profile_id FROM (${shortLists}))
         ) AS listed
         ALL INNER JOIN (SELECT p, profile_id FROM (${shortLists})) AS callers USING profile_id
     ) AS listed_by_pid
