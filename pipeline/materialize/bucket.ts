@@ -49,7 +49,7 @@ export async function computeBucket(
   // padding would take the bucket's callers' lists for short (measured by cluster:check: a
   // tenth more rows than the single server), as the publish would miss their lists.
   await awaitReplication(ch, ['recommendations']);
-  const callers = sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid % ${buckets} = ${bucket}`;
+  const callers = sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE ${bucketSlice(snapshotId, bucket, buckets)('pid')}`;
   await ch.command(popularPaddingSql(snapshotId, { bucket, callers, followees: facts.followees }, params), settings);
   await awaitReplication(ch, ['recommendations']);
   const [row] = await ch.query(
@@ -62,8 +62,7 @@ export async function computeBucket(
 
 /** The bucket's callers' facts: their slice of the working set. */
 function bucketFacts(snapshotId: number, bucket: number, buckets: number): CallerFacts {
-  const slice = (column: string): SqlFragment =>
-    sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
+  const slice = bucketSlice(snapshotId, bucket, buckets);
   return {
     followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
     followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,
@@ -73,4 +72,9 @@ function bucketFacts(snapshotId: number, bucket: number, buckets: number): Calle
     interactions: sql`SELECT src AS p, counterparty, chain_id, interactions, weight FROM mat_interactions WHERE ${slice('src')}`,
     holdings: sql`SELECT pid AS p, collection FROM mat_collection_holders WHERE ${slice('pid')}`,
   };
+}
+
+/** The rows of the bucket's profiles, by the column that holds their dense id. */
+function bucketSlice(snapshotId: number, bucket: number, buckets: number): (column: string) => SqlFragment {
+  return (column) => sql`snapshot_id = ${snapshotId} AND ${identifier(column)} % ${buckets} = ${bucket}`;
 }
