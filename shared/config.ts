@@ -406,11 +406,18 @@ function hashTagged(prefix: string): string {
   return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
 }
 
+/**
+ * Settings that were replaced, with what replaced them: one still set would otherwise be
+ * ignored without a word, so it is refused, naming its successor.
+ */
+const REPLACED_SETTINGS: Record<string, string> = {
+  REC_FOF_EXACT_PATHS: 'REC_FOF_PATHS (the friend-of-friend paths each profile gets, every one when it has that few)',
+};
+
 /** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  // A setting that was replaced would otherwise be ignored without a word.
-  if (env.REC_FOF_EXACT_PATHS !== undefined) {
-    throw new ConfigError('Setting REC_FOF_EXACT_PATHS was replaced by REC_FOF_PATHS (the friend-of-friend paths each profile gets, every one when it has that few): rename it');
+  for (const [old, successor] of Object.entries(REPLACED_SETTINGS)) {
+    if (env[old] !== undefined) throw new ConfigError(`Setting ${old} was replaced by ${successor}: rename it`);
   }
   const result = configSchema.safeParse(env);
   if (result.success) {

@@ -112,7 +112,7 @@ function takenSql(snapshotId: number, target: PaddingTarget, shortLists: SqlFrag
             SELECT profile_id, candidate_id FROM recommendations
             WHERE ${of} AND bucket = ${target.bucket} AND profile_id GLOBAL IN (SELECT profile_id FROM (${shortLists}))
         ) AS listed
-        ALL INNER JOIN (SELECT p, profile_id FROM (${shortLists})) AS callers USING profile_id
+        ALL INNER JOIN (${target.callers}) AS callers USING profile_id
     ) AS listed_by_pid
     ALL INNER JOIN (SELECT profile_id AS candidate_id, pid AS c FROM mat_profiles WHERE ${of}) AS candidates USING candidate_id`;
 }
