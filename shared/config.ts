@@ -230,14 +230,25 @@ export const configSchema = z.object({
   /** Follows a run needs before it fits the follows-you weight instead of using REC_FOLLOWS_YOU_BONUS. */
   REC_FIT_MIN_FOLLOWS: z.coerce.number().int().min(0).default(1_000),
   /**
-   * How many friend-of-friend paths a profile gets. One with at most this many in all (Σ over
-   * whom it follows, and its followers it does not follow, of how many those follow) gets every
-   * one of them; any other a sample of about this many forward paths (at most
+   * How many friend-of-friend paths a profile gets at least (the run's share per profile,
+   * REC_FOF_PATHS_PER_RUN, may be more). One with at most that many in all (Σ over whom it
+   * follows, and its followers it does not follow, of how many those follow) gets every one of
+   * them; any other a sample of about that many forward paths (at most
    * REC_FOF_VIA_FOLLOWEES × REC_FOF_PASS_ON_DEPTH), shared among the followees below. So the
-   * bounds adapt to the degrees around each profile, whatever the hubs. 0: every followee
-   * passes on REC_FOF_PER_FOLLOWEE.
+   * bounds adapt to the degrees around each profile, whatever the hubs. 0 (with
+   * REC_FOF_PATHS_PER_RUN 0): every followee passes on REC_FOF_PER_FOLLOWEE.
    */
   REC_FOF_PATHS: z.coerce.number().int().min(0).default(1_000),
+  /**
+   * The friend-of-friend paths of a whole run, shared equally among its profiles when that
+   * gives each more than REC_FOF_PATHS: a run's cost grows with its paths in all, so a world
+   * of 10,000 profiles gets 10,000 paths each for what 100,000 profiles' 1,000 each cost.
+   */
+  REC_FOF_PATHS_PER_RUN: z.coerce.number().int().min(0).default(100_000_000),
+  /** Profiles whose newest follow a run holds out to choose what a path's middle weighs (pipeline/materialize/path-weight-fit.ts) ... */
+  REC_FIT_HELD_OUT: z.coerce.number().int().min(0).default(10_000),
+  /** ... and the first places of their ranked candidates where a held-out follow counts as found. */
+  REC_FIT_PLACES: z.coerce.number().int().min(1).default(50),
   /**
    * The sample's bounds: the followees a profile's friends of friends come through (those who
    * follow it back first, then those who follow fewest) ...

@@ -19,7 +19,10 @@ import type { Config } from '../../shared/config.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { redisConnection, servingRedisConnection, servingRedisUrl } from '../../shared/redis.ts';
 import { runIngest } from '../ingest/ingest-run.ts';
+import { readPathBudget } from '../materialize/path-budget.ts';
+import { readPathWeightFit } from '../materialize/path-weight-fit.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
+import { readScoringFit } from '../materialize/scoring-fit.ts';
 import { startWorkers } from '../workers.ts';
 import { EdgeListReader, oneWayFollows } from './follow-graph.ts';
 import { givenSplit, randomSplit, timeSplit, type HoldoutSplit } from './holdout-split.ts';
@@ -146,6 +149,24 @@ function sampleUsers(hidden: Map<number, Set<number>>, max?: number): Map<number
   return new Map(order.slice(0, max).map((u) => [u, hidden.get(u)!]));
 }
 
+/** What the run fitted to the training graph, as one line. */
+async function fitsOf(config: Config, snapshotId: number): Promise<string> {
+  const ch = createClickHouse(config);
+  try {
+    const follows = await readScoringFit(ch, snapshotId);
+    const budget = await readPathBudget(ch, snapshotId);
+    const paths = await readPathWeightFit(ch, snapshotId);
+    return (
+      `fitted: follows-you weight ${follows?.follows_you_weight.toFixed(2)} (${follows?.returned} of ${follows?.follows} follows returned); ` +
+      `${budget?.paths_per_profile} paths per profile (of ${budget?.paths_in_all} in all); path weight ${paths?.path_weight} (of ${paths?.held_out} held-out follows, ` +
+      `found in the first places by adamic-adar ${paths?.found_adamic_adar} (${paths?.only_adamic_adar} only by it), ` +
+      `by resource-allocation ${paths?.found_resource_allocation} (${paths?.only_resource_allocation} only by it))`
+    );
+  } finally {
+    await ch.close();
+  }
+}
+
 /**
  * Loads the training edges through the real pipeline into a fresh evaluation database,
  * runs the production materialization, and reads back every profile's top `k`.
@@ -187,6 +208,7 @@ async function recommenderLists(
     });
     if (view.state !== 'done') throw new Error(`the materialization failed: ${view.error}`);
     o.say(`materialized snapshot ${view.result!.snapshotId} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${view.result!.rows} recommendations`);
+    o.say(await fitsOf(config, view.result!.snapshotId));
     return await readLists(config, nodeIds, view.result!.snapshotId, k);
   } finally {
     await workers.close();

@@ -24,15 +24,12 @@
  * the low half breaks ties and is read back with a mask.
  */
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { pathsPerProfileSql } from './path-budget.ts';
+import { pathWeightOf } from './path-weight.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** Masks the low 32 bits of a UInt64 key (where a dense id sits). */
 export const LOW_HALF = 4_294_967_295;
-
-/** What a followee weighs as the middle of a friend-of-friend path, by how many it follows. */
-export function intermediaryWeightSql(degree: SqlFragment): SqlFragment {
-  return sql`1 / log(e() + ${degree})`;
-}
 
 /** (<key>, followers): how many follow each profile that anyone follows, keyed by the column name a join uses. */
 export function followerCountsSql(snapshotId: number, key: string): SqlFragment {
@@ -47,19 +44,19 @@ export function mostFollowedFirstKey(followers: string, pid: string): SqlFragmen
 /**
  * How far down its most-followed list each followee's list is kept: REC_FOF_PASS_ON_DEPTH for
  * the sampled callers, and whole for the followees of a caller who gets every path, who follow
- * at most REC_FOF_PATHS each (friends-of-friends.ts exactCallersSql).
+ * at most the run's paths per profile each (friends-of-friends.ts exactCallersSql).
  */
-function passOnListDepth(params: ScoringParams): number {
-  return Math.max(params.fof.passOnDepth, params.fof.paths);
+function passOnListDepthSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  return sql`greatest(${params.fof.passOnDepth}, ${pathsPerProfileSql(snapshotId, params)})`;
 }
 
 /** mat_fof_edges: every follow edge within passOnListDepth of its src's list or REC_FOF_PER_FOLLOWER of its dst's. */
 export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const { perFollower } = params.fof;
-  const passOnDepth = passOnListDepth(params);
+  const passOnDepth = passOnListDepthSql(snapshotId, params);
   return sql`
     INSERT INTO mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
-    SELECT ${snapshotId}, src, dst, src_degree, ${intermediaryWeightSql(sql`src_degree`)}, dst_rank, src_rank
+    SELECT ${snapshotId}, src, dst, src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)}, dst_rank, src_rank
     FROM
     (
         -- Each follower's place among the followers of dst (payload: dst_rank, src_degree).
@@ -105,7 +102,7 @@ function followeeRanksSql(snapshotId: number): SqlFragment {
  */
 export function fofForwardSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const { perFollower } = params.fof;
-  const passOnDepth = passOnListDepth(params);
+  const passOnDepth = passOnListDepthSql(snapshotId, params);
   return sql`
     INSERT INTO mat_fof_forward (snapshot_id, f, candidates)
     SELECT ${snapshotId}, src, arraySort((entry, rank) -> rank, groupArray(bitShiftLeft(toUInt64(src_rank <= ${perFollower}), 32) + dst), groupArray(dst_rank))

@@ -26,3 +26,16 @@ export interface CallerFacts {
 export function pairKey(a: string, b: string): SqlFragment {
   return sql`bitShiftLeft(toUInt64(${identifier(a)}), 32) + ${identifier(b)}`;
 }
+
+/** (p, c): the callers' followers whom they do not follow. */
+export function notFollowedBackSql(callers: Pick<CallerFacts, 'followees' | 'followers'>): SqlFragment {
+  return sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
+}
+
+/** (f, degree): how many each of `profiles` follows, for those who follow anyone. */
+export function degreesSql(snapshotId: number, profiles: SqlFragment): SqlFragment {
+  return sql`
+    SELECT src AS f, any(src_degree) AS degree FROM mat_follow_edges
+    WHERE snapshot_id = ${snapshotId} AND src IN (${profiles})
+    GROUP BY src`;
+}

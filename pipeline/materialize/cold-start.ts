@@ -85,7 +85,7 @@ function liveFacts(
       ? { addresses: sql`SELECT arrayJoin(${profile.addresses}) AS address, ${p} AS p`, onlyAddresses: profile.addresses }
       : undefined;
   const follows = {
-    followees: followeesSql(snapshotId, sql`SELECT ${profileId} AS profile_id, ${p} AS p`, profileId),
+    followees: followeesSql(snapshotId, sql`SELECT ${profileId} AS profile_id, ${p} AS p`, sql`follower_profile_id = ${profileId}`),
     followers: followersSql(snapshotId, profileId, pid),
   };
   return {

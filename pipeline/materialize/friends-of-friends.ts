@@ -19,15 +19,17 @@
  * with the world.
  */
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { LOW_HALF, intermediaryWeightSql } from './bounded-lists.ts';
-import { pairKey, type CallerFacts } from './caller-facts.ts';
+import { LOW_HALF } from './bounded-lists.ts';
+import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
+import { pathWeightSql } from './path-weight.ts';
+import { degreesSql, notFollowedBackSql, pairKey, type CallerFacts } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** People the caller follows follow the candidate: the forward paths, then the paths back. */
 export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
     SELECT p, arrayJoin(${passedOnSql(callers, 'without paths back')}) AS c, toUInt8(${signal}) AS signal,
-           ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
+           ${pathWeightSql(snapshotId, sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM (${withListsSql(snapshotId, callers.firstHops, params)})
     UNION ALL
     ${pathsBackSql(snapshotId, callers, signal)}
@@ -85,7 +87,7 @@ function passedOnSql(callers: CallerFacts, paths: 'without paths back' | 'all'):
  */
 function coFollowedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
-    SELECT p, arrayJoin(${passedOnSql(callers, 'all')}) AS c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part,
+    SELECT p, arrayJoin(${passedOnSql(callers, 'all')}) AS c, toUInt8(${signal}) AS signal, ${pathWeightSql(snapshotId, sql`degree`)} AS part,
            bitShiftLeft(toUInt64(1), 62) + bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM (${withListsSql(snapshotId, callers.followerHops, params)})`;
 }
@@ -102,43 +104,13 @@ export function followerHopsSql(snapshotId: number, callers: Pick<CallerFacts, '
            toUInt32(if(exact, degree, ${params.fof.perFollowee})) AS passes_on
     FROM
     (
-        SELECT p, p IN (${exactCallersSql(snapshotId, callers, params)}) AS exact,
+        SELECT p, p IN (${exactCallersSql(snapshotId, callers, pathsPerProfileSql(snapshotId, params))}) AS exact,
                arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)) AS hops,
                arrayJoin(if(exact, hops, arraySlice(hops, 1, ${params.fof.viaFollowers}))) AS hop
         FROM (SELECT p, c AS f FROM (${notFollowedBackSql(callers)})) AS following
         ALL INNER JOIN (${degreesSql(snapshotId, sql`SELECT c FROM (${notFollowedBackSql(callers)})`)}) AS degrees USING f
         GROUP BY p
     )`;
-}
-
-/** (p, c): the callers' followers whom they do not follow. */
-function notFollowedBackSql(callers: Pick<CallerFacts, 'followees' | 'followers'>): SqlFragment {
-  return sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
-}
-
-/** (f, degree): how many each of `profiles` follows, for those who follow anyone. */
-function degreesSql(snapshotId: number, profiles: SqlFragment): SqlFragment {
-  return sql`
-    SELECT src AS f, any(src_degree) AS degree FROM mat_follow_edges
-    WHERE snapshot_id = ${snapshotId} AND src IN (${profiles})
-    GROUP BY src`;
-}
-
-/**
- * (p): the callers whose friend-of-friend paths number at most REC_FOF_PATHS in all,
- * counted without bounds: Σ over whom they follow, and over their followers they do not
- * follow, of how many those follow. Such a caller gets every path, at most that many; the
- * bounds are for the callers near hubs, whose every path would cost more. docs/quality.md
- * measures what every path is worth.
- */
-export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
-  const hops = sql`SELECT p, f FROM (${callers.followees}) UNION ALL SELECT p, c AS f FROM (${notFollowedBackSql(callers)})`;
-  return sql`
-    SELECT p
-    FROM (${hops}) AS hops
-    ALL INNER JOIN (${degreesSql(snapshotId, sql`SELECT f FROM (${hops})`)}) AS degrees USING f
-    GROUP BY p
-    HAVING sum(degree) <= ${params.fof.paths}`;
 }
 
 /**
@@ -162,10 +134,10 @@ export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'fol
            toUInt32(if(exact, degree, share)) AS passes_on
     FROM
     (
-        SELECT p, p IN (${exactCallersSql(snapshotId, callers, params)}) AS exact,
+        SELECT p, p IN (${exactCallersSql(snapshotId, callers, pathsPerProfileSql(snapshotId, params))}) AS exact,
                arraySort(groupArray(bitShiftLeft(toUInt64(1 - follows_back), 63) + bitShiftLeft(toUInt64(followee_degree), 32) + f)) AS hops,
                -- A caller has at least one hop (grouped from its follows), so no division by 0.
-               greatest(${params.fof.perFollowee}, least(${params.fof.passOnDepth}, intDiv(${params.fof.paths}, least(length(hops), ${params.fof.viaFollowees})))) AS share,
+               greatest(${params.fof.perFollowee}, least(${params.fof.passOnDepth}, intDiv(${pathsPerProfileSql(snapshotId, params)}, least(length(hops), ${params.fof.viaFollowees})))) AS share,
                arrayJoin(if(exact, hops, arraySlice(hops, 1, ${params.fof.viaFollowees}))) AS hop
         FROM
         (
@@ -195,7 +167,7 @@ function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number):
   const followers = sql`SELECT p, c FROM (${callers.followers})
                         WHERE ${pairKey('p', 'c')} NOT IN ${followed} AND p NOT IN (SELECT p FROM (${callers.firstHops}) WHERE exact)`;
   return sql`
-    SELECT p, c, toUInt8(${signal}) AS signal, ${intermediaryWeightSql(sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
+    SELECT p, c, toUInt8(${signal}) AS signal, ${pathWeightSql(snapshotId, sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM
     (
         SELECT p, c, toUInt32(bitAnd(via, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(via, 32)) AS degree

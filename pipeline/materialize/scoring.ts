@@ -19,7 +19,9 @@ export interface ScoringParams {
   /** How the follows-you evidence is weighed (scoring-fit.ts). */
   followsYou: { defaultWeight: number; scale: number; max: number; minFollows: number };
   /** Bounds of the friend-of-friend expansion (bounded-lists.ts). */
-  fof: { viaFollowees: number; viaFollowers: number; perFollowee: number; passOnDepth: number; perFollower: number; paths: number };
+  fof: { viaFollowees: number; viaFollowers: number; perFollowee: number; passOnDepth: number; perFollower: number; paths: number; pathsPerRun: number };
+  /** How the run fits what a path's middle weighs (path-weight-fit.ts). */
+  pathFit: { heldOut: number; places: number };
   /** Holders each collection recommends. */
   nftCandidatesPerCollection: number;
 }
@@ -52,7 +54,9 @@ export function scoringParams(config: Config): ScoringParams {
       passOnDepth: config.REC_FOF_PASS_ON_DEPTH,
       perFollower: config.REC_FOF_PER_FOLLOWER,
       paths: config.REC_FOF_PATHS,
+      pathsPerRun: config.REC_FOF_PATHS_PER_RUN,
     },
+    pathFit: { heldOut: config.REC_FIT_HELD_OUT, places: config.REC_FIT_PLACES },
     nftCandidatesPerCollection: config.REC_NFT_CANDIDATES_PER_COLLECTION,
   };
 }

@@ -110,21 +110,22 @@ export function socialFollowsSql(handles: SqlFragment, onlyHandle?: string): Sql
 }
 
 /**
- * (p, f): profiles the callers follow in the app now, as dense ids of the snapshot.
- * `followers` is a relation (profile_id, p).
+ * (p, f, followed_at): profiles the callers follow in the app now, as dense ids of the
+ * snapshot. `followers` is a relation (profile_id, p); `onlyFollowers`, when given, a condition
+ * on follower_profile_id that lets the read skip everyone else's follows.
  */
-export function followeesSql(snapshotId: number, followers: SqlFragment, onlyFollower?: string): SqlFragment {
-  const near = onlyFollower === undefined ? sql`` : sql`AND follower_profile_id = ${onlyFollower}`;
+export function followeesSql(snapshotId: number, followers: SqlFragment, onlyFollowers?: SqlFragment): SqlFragment {
+  const near = onlyFollowers === undefined ? sql`` : sql`AND ${onlyFollowers}`;
   // Join keys get names of their own: on ClickHouse 18.16 an alias that reuses a column
   // name of the joined subquery (followee_profile_id AS profile_id) silently reads that column.
   return sql`
-    SELECT p, f
+    SELECT p, f, followed_at
     FROM
     (
-        SELECT p, followee_profile_id
+        SELECT p, followee_profile_id, followed_at
         FROM
         (
-            SELECT follower_profile_id, followee_profile_id
+            SELECT follower_profile_id, followee_profile_id, followed_at
             FROM follows FINAL
             WHERE active = 1 ${near}
         ) AS follows

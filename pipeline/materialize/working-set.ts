@@ -9,7 +9,10 @@
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, intermediaryWeightSql } from './bounded-lists.ts';
+import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql } from './bounded-lists.ts';
+import { pathWeightOf } from './path-weight.ts';
+import { heldOutFollowsSql, pathWeightFitSql } from './path-weight-fit.ts';
+import { pathBudgetSql } from './path-budget.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
 import { scoringFitSql } from './scoring-fit.ts';
@@ -37,12 +40,15 @@ export const WORKING_SET_READS = {
   mat_profiles: [],
   mat_addresses: ['mat_profiles'],
   mat_follow_edges: ['mat_profiles'],
-  mat_fof_edges: ['mat_follow_edges'],
-  mat_first_hops: ['mat_follow_edges'],
-  mat_follower_hops: ['mat_follow_edges'],
+  mat_path_budget: ['mat_follow_edges'],
+  mat_fof_edges: ['mat_follow_edges', 'mat_path_budget'],
+  mat_first_hops: ['mat_follow_edges', 'mat_path_budget'],
+  mat_follower_hops: ['mat_follow_edges', 'mat_path_budget'],
   mat_fof_forward: ['mat_fof_edges'],
   mat_fof_back: ['mat_fof_edges'],
   mat_scoring_fit: ['mat_follow_edges'],
+  mat_held_out_follows: ['mat_follow_edges', 'mat_path_budget'],
+  mat_path_weight_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
   mat_social_follows: ['mat_profiles'],
   mat_excluded_addresses: [],
   mat_interactions: ['mat_excluded_addresses', 'mat_addresses'],
@@ -104,6 +110,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_collection_holders: sql`
       INSERT INTO mat_collection_holders (snapshot_id, collection, pid)
       SELECT ${snapshotId}, collection, p FROM (${eligibleHoldingsSql(snapshotId, sql`SELECT pid AS p, chain_id, contract FROM mat_holdings WHERE snapshot_id = ${snapshotId}`)})`,
+    mat_path_budget: pathBudgetSql(snapshotId, params),
     mat_fof_edges: fofEdgesSql(snapshotId, params),
     mat_first_hops: sql`
       INSERT INTO mat_first_hops (snapshot_id, p, f, degree, exact, passes_on)
@@ -114,6 +121,8 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_fof_forward: fofForwardSql(snapshotId, params),
     mat_fof_back: fofBackSql(snapshotId, params),
     mat_scoring_fit: scoringFitSql(snapshotId, params),
+    mat_held_out_follows: heldOutFollowsSql(snapshotId, params),
+    mat_path_weight_fit: pathWeightFitSql(snapshotId, params),
     mat_collection_candidates: collectionCandidatesSql(snapshotId, params),
   };
 }
@@ -142,7 +151,7 @@ function addressesSql(snapshotId: number): SqlFragment {
 function followEdgesSql(snapshotId: number): SqlFragment {
   return sql`
     INSERT INTO mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight)
-    SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, ${intermediaryWeightSql(sql`src_degree`)} AS src_weight
+    SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)} AS src_weight
     FROM
     (
         SELECT p, groupArray(f) AS followees

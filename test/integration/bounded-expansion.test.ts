@@ -89,6 +89,31 @@ describe('bounded candidate expansion', () => {
     expect(await myHops(shared)).toEqual([['amy', 0, 3, 3], ['bob', 0, 3, 3], ['cat', 0, 1, 3]]);
   });
 
+  /**
+   * The world's 16 profiles with paths have 3, 3, 4, 4, 4, 4, 4, 5, 5, 7, 8, 8, 9, 10, 12 (me)
+   * and 13 (hub): 103 in all. A budget of 102 takes the first 15 whole (90) and leaves hub
+   * 12, so I get all of mine; 100 takes the first 14 whole (78) and leaves me and hub
+   * (100 - 78) / 2 = 11 each.
+   */
+  it("caps every profile's paths where the run's REC_FOF_PATHS_PER_RUN runs out, and no lower than REC_FOF_PATHS", async () => {
+    const budgetOf = (snapshotId: number) =>
+      env.ch.query(
+        sql`SELECT profiles_with_paths, paths_in_all, paths_per_profile FROM mat_path_budget WHERE snapshot_id = ${snapshotId}`,
+        z.object({ profiles_with_paths: z.coerce.number(), paths_in_all: z.coerce.number(), paths_per_profile: z.coerce.number() }),
+      );
+    const enough = await snapshot({ REC_FOF_PATHS_PER_RUN: '102' });
+    expect(await budgetOf(enough)).toEqual([{ profiles_with_paths: 16, paths_in_all: 103, paths_per_profile: 12 }]);
+    expectList(await evidenceOf(enough, 'me'), world.unboundedForMe);
+
+    const short = await snapshot({ REC_FOF_PATHS_PER_RUN: '100' });
+    expect(await budgetOf(short)).toEqual([{ profiles_with_paths: 16, paths_in_all: 103, paths_per_profile: 11 }]);
+    expectList(await evidenceOf(short, 'me'), world.sharedForMe);
+
+    const floor = await snapshot({ REC_FOF_PATHS_PER_RUN: '100', REC_FOF_PATHS: String(world.MY_PATHS) });
+    expect(await budgetOf(floor)).toEqual([{ profiles_with_paths: 16, paths_in_all: 103, paths_per_profile: world.MY_PATHS }]);
+    expectList(await evidenceOf(floor, 'me'), world.unboundedForMe);
+  });
+
   it('has each followee pass on at least REC_FOF_PER_FOLLOWEE, however small its share', async () => {
     const floor = await snapshot({ REC_FOF_PATHS: '8' });
     expectList(await evidenceOf(floor, 'me'), world.expectedForMe);

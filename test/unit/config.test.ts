@@ -49,6 +49,13 @@ describe('parseConfig defaults', () => {
     expect(config.REC_FOF_PASS_ON_DEPTH).toBe(100);
     expect(config.REC_NFT_CANDIDATES_PER_COLLECTION).toBe(100);
     expect(config.REC_FOF_PATHS).toBe(1_000);
+    expect(config.REC_FOF_PATHS_PER_RUN).toBe(100_000_000);
+  });
+
+  it("fits what a path's middle weighs on 10,000 profiles' held-out follows, found in the first 50 places", () => {
+    const config = parseConfig({});
+    expect([config.REC_FIT_HELD_OUT, config.REC_FIT_PLACES]).toEqual([10_000, 50]);
+    expect(configError({ REC_FIT_PLACES: '0' }).message).toBe('Invalid setting REC_FIT_PLACES ("0"): Too small: expected number to be >=1');
   });
 
   it('takes 0 friend-of-friend paths to share (each followee passes on REC_FOF_PER_FOLLOWEE), and refuses fewer', () => {

@@ -1,0 +1,23 @@
+/**
+ * What the middle f of a friend-of-friend path weighs, by how many f follows (its degree):
+ * Adamic-Adar's 1 / ln(e + degree) or resource allocation's 1 / degree, whichever the run's
+ * fit chose (path-weight-fit.ts).
+ */
+import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+
+export const PATH_WEIGHTS = ['adamic-adar', 'resource-allocation'] as const;
+export type PathWeight = (typeof PATH_WEIGHTS)[number];
+
+/** What a path's middle weighs under each candidate weight, by its degree. */
+export function pathWeightOf(kind: PathWeight, degree: SqlFragment): SqlFragment {
+  return kind === 'adamic-adar' ? sql`1 / log(e() + ${degree})` : sql`1 / greatest(1, ${degree})`;
+}
+
+/**
+ * What a path's middle weighs in this run's lists: the weight its fit chose, Adamic-Adar
+ * for a snapshot written before the fit existed (or one whose fit is not written yet).
+ */
+export function pathWeightSql(snapshotId: number, degree: SqlFragment): SqlFragment {
+  const byDegree = sql`(SELECT if(count() = 0, 0, max(path_weight = 'resource-allocation')) FROM mat_path_weight_fit WHERE snapshot_id = ${snapshotId})`;
+  return sql`if(${byDegree} = 1, ${pathWeightOf('resource-allocation', degree)}, ${pathWeightOf('adamic-adar', degree)})`;
+}
