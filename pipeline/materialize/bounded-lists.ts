@@ -5,7 +5,7 @@
  * Counting every friend-of-friend path costs Σ in-degree × out-degree, which power-law hubs
  * make huge; counting every co-holder pair of a collection costs holders². Instead:
  *
- * - each followee passes on its share of the caller's REC_FOF_PATHS (at least
+ * - each followee passes on its share of the run's paths per profile (path-budget.ts; at least
  *   REC_FOF_PER_FOLLOWEE) of the profiles it follows, the most followed ones (a followee's
  *   followees that many others follow are the likeliest next follows: measured on soc-Epinions
  *   against keeping the rarest, random ones, or mutual ones) that the caller does not follow

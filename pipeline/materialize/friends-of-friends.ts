@@ -3,11 +3,11 @@
  * caller p -> followee f -> candidate c, worth f's weight, keyed by f's degree << 32 | f so
  * that the smallest key names who follows fewest (then the lowest dense id).
  *
- * A caller with at most REC_FOF_PATHS paths in all (exactCallersSql) gets every one of them:
+ * A caller with at most the run's paths per profile in all (path-budget.ts) gets every one of them:
  * each of its followees, and followers it does not follow, passes on everyone it follows. Any
  * other caller gets a sample of about that many (bounded-lists.ts), whatever the hubs: forward
  * through its first REC_FOF_VIA_FOLLOWEES followees, each passing on an equal share of
- * REC_FOF_PATHS (at least REC_FOF_PER_FOLLOWEE) of its most followed that the caller does not
+ * those paths (at least REC_FOF_PER_FOLLOWEE) of its most followed that the caller does not
  * follow yet; and back from each candidate who follows the caller through its
  * REC_FOF_PER_FOLLOWER most followed followers. A path both would find is counted back only.
  * docs/quality.md measures the choices.
@@ -118,9 +118,9 @@ export function followerHopsSql(snapshotId: number, callers: Pick<CallerFacts, '
  * and how many each passes on. An exact caller (exactCallersSql): all of them, each passing on
  * all it follows. Any other: at most REC_FOF_VIA_FOLLOWEES, those who follow the caller back
  * first (the closest ties), then those who follow fewest (they weigh most), then the lower
- * dense id, each passing on an equal share of REC_FOF_PATHS, at least REC_FOF_PER_FOLLOWEE
+ * dense id, each passing on an equal share of the run's paths per profile, at least REC_FOF_PER_FOLLOWEE
  * and at most REC_FOF_PASS_ON_DEPTH (the depth its list is searched to). So a caller with
- * one path more than REC_FOF_PATHS gets about that many, not a fixed few: the sample's size
+ * one path more than that gets about that many, not a fixed few: the sample's size
  * is the setting's, not the hubs'. Followees who follow nobody lead nowhere and take no
  * place. Sorted per caller as an array of UInt64 keys: (not following back) << 63 |
  * degree << 32 | f.
