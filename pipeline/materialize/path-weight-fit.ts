@@ -45,13 +45,15 @@ export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): Sq
                   WHERE p IN (${exactCallersSql(snapshotId, everyone, pathsPerProfileSql(snapshotId, params))})
                   ORDER BY cityHash64(p) LIMIT ${params.pathFit.heldOut})`;
   const newest = sql`bitShiftLeft(toUInt64(toUInt32(followed_at)), 32) + bitAnd(cityHash64(p, f), ${LOW_HALF})`;
+  // GLOBAL: on a cluster follows is read through a Distributed table, whose shards would look
+  // for mat_profiles in their default database; the set is built here and sent along.
   return sql`
     INSERT INTO mat_held_out_follows (snapshot_id, p, t)
     SELECT ${snapshotId}, p, arrayJoin(arraySlice(oldest_first, length(oldest_first) - intDiv(length(oldest_first) + 9, 10) + 1))
     FROM
     (
         SELECT p, arraySort((f, key) -> key, groupArray(f), groupArray(${newest})) AS oldest_first
-        FROM (${followeesSql(snapshotId, sampledIds, sql`follower_profile_id IN (SELECT profile_id FROM (${sampledIds}))`)})
+        FROM (${followeesSql(snapshotId, sampledIds, sql`follower_profile_id GLOBAL IN (SELECT profile_id FROM (${sampledIds}))`)})
         GROUP BY p
     )`;
 }
