@@ -39,3 +39,11 @@ export function degreesSql(snapshotId: number, profiles: SqlFragment): SqlFragme
     WHERE snapshot_id = ${snapshotId} AND src IN (${profiles})
     GROUP BY src`;
 }
+
+/** The whole app follow graph of a run as every caller's followees and followers. */
+export function everyFollowSql(snapshotId: number): Pick<CallerFacts, 'followees' | 'followers'> {
+  return {
+    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
+    followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
+  };
+}

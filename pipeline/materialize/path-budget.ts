@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { degreesSql, notFollowedBackSql, type CallerFacts } from './caller-facts.ts';
+import { degreesSql, everyFollowSql, notFollowedBackSql, type CallerFacts } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** (p, paths): each caller's friend-of-friend paths in all, counted without bounds. */
@@ -40,8 +40,6 @@ export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, '
  * of the largest when k = n).
  */
 export function pathBudgetSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
-  const everyone = { followees: sql`SELECT src AS p, dst AS f FROM ${edges}`, followers: sql`SELECT dst AS p, src AS c FROM ${edges}` };
   const budget = params.fof.pathsPerRun;
   return sql`
     INSERT INTO mat_path_budget (snapshot_id, profiles_with_paths, paths_in_all, paths_per_profile)
@@ -52,7 +50,7 @@ export function pathBudgetSql(snapshotId: number, params: ScoringParams): SqlFra
         SELECT counts, length(counts) AS n, arrayCumSum(counts) AS below,
                arrayCount(total -> total <= ${budget}, arrayMap((a, s, i) -> s + toUInt64(n - i) * a, counts, below, arrayEnumerate(counts))) AS k,
                if(k = n, if(n = 0, 0, counts[n]), intDiv(toUInt64(${budget} - if(k = 0, 0, below[k])), greatest(1, toUInt64(n - k)))) AS cap
-        FROM (SELECT arraySort(groupArray(toUInt64(paths))) AS counts FROM (${pathCountsSql(snapshotId, everyone)}))
+        FROM (SELECT arraySort(groupArray(toUInt64(paths))) AS counts FROM (${pathCountsSql(snapshotId, everyFollowSql(snapshotId))}))
     )`;
 }
 

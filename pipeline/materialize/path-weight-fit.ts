@@ -7,20 +7,22 @@
  * the graph (docs/quality.md: resource allocation is ahead on ego-Facebook's friendships and
  * behind on Epinions' trust), so no constant serves every deployment.
  *
- * So the run asks its own follows. It holds out the newest follow of up to REC_FIT_HELD_OUT
- * profiles (those with at least two follows and few enough paths to get every one of them,
- * as the nightly lists do), ranks their candidates both ways on what is left, with the
- * follows-you weight as the lists have it, and counts the held-out follows each ranking puts
- * in its first REC_FIT_PLACES. It weighs by resource allocation only when the follows that
- * only it finds outnumber those only Adamic-Adar finds by more than twice the square root of
- * both together (a sign test at about 95 %): otherwise Adamic-Adar, the weight of every run
- * before this fit. Nothing in the test is tuned to a graph; docs/materialization.md has the why.
+ * So the run asks its own follows. It holds out the newest tenth (at least one) of the
+ * follows of up to REC_FIT_HELD_OUT profiles (those with at least two follows and few enough
+ * paths to get every one of them, as the nightly lists do), each with its return, ranks their
+ * candidates both ways on what is left, with the follows-you weight as the lists have it, and
+ * counts the held-out follows each ranking puts in its first REC_FIT_PLACES. It weighs by
+ * resource allocation only when the follows that only it finds outnumber those only
+ * Adamic-Adar finds by more than twice the square root of both together (a sign test at about
+ * 95 %): otherwise Adamic-Adar, the weight of every run before this fit, so that where the
+ * two are even the lists do not switch from one night to the next. Nothing in the test is
+ * tuned to a graph; docs/materialization.md has the why.
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
-import { pairKey } from './caller-facts.ts';
+import { everyFollowSql, pairKey } from './caller-facts.ts';
 import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
 import type { ScoringParams } from './scoring.ts';
@@ -37,12 +39,11 @@ import { PATH_WEIGHTS, pathWeightOf } from './path-weight.ts';
  */
 export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
-  const everyone = { followees: sql`SELECT src AS p, dst AS f FROM ${edges}`, followers: sql`SELECT dst AS p, src AS c FROM ${edges}` };
   const sampledIds = sql`
     SELECT profile_id, pid AS p FROM mat_profiles
     WHERE snapshot_id = ${snapshotId}
       AND pid IN (SELECT p FROM (SELECT src AS p FROM ${edges} GROUP BY src HAVING count() >= 2)
-                  WHERE p IN (${exactCallersSql(snapshotId, everyone, pathsPerProfileSql(snapshotId, params))})
+                  WHERE p IN (${exactCallersSql(snapshotId, everyFollowSql(snapshotId), pathsPerProfileSql(snapshotId, params))})
                   ORDER BY cityHash64(p) LIMIT ${params.pathFit.heldOut})`;
   const newest = sql`bitShiftLeft(toUInt64(toUInt32(followed_at)), 32) + bitAnd(cityHash64(p, f), ${LOW_HALF})`;
   // GLOBAL: on a cluster follows is read through a Distributed table, whose shards would look

@@ -18,7 +18,7 @@ import { runInDependencyOrder } from './dependency-order.ts';
 import { scoringFitSql } from './scoring-fit.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
-import type { CallerFacts } from './caller-facts.ts';
+import { everyFollowSql } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 import {
   WELL_KNOWN_NON_PERSONS,
@@ -114,10 +114,10 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_fof_edges: fofEdgesSql(snapshotId, params),
     mat_first_hops: sql`
       INSERT INTO mat_first_hops (snapshot_id, p, f, degree, exact, passes_on)
-      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${firstHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
+      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${firstHopsSql(snapshotId, everyFollowSql(snapshotId), params)})`,
     mat_follower_hops: sql`
       INSERT INTO mat_follower_hops (snapshot_id, p, f, degree, exact, passes_on)
-      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${followerHopsSql(snapshotId, everyFollow(snapshotId), params)})`,
+      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${followerHopsSql(snapshotId, everyFollowSql(snapshotId), params)})`,
     mat_fof_forward: fofForwardSql(snapshotId, params),
     mat_fof_back: fofBackSql(snapshotId, params),
     mat_scoring_fit: scoringFitSql(snapshotId, params),
@@ -219,14 +219,6 @@ function collectionsSql(snapshotId: number, params: ScoringParams): SqlFragment 
 /** Every profile of the snapshot as a caller. */
 export function everyProfile(snapshotId: number): Callers {
   return { addresses: sql`SELECT address, pid AS p FROM mat_addresses WHERE snapshot_id = ${snapshotId}` };
-}
-
-/** The whole app follow graph as every caller's followees and followers. */
-function everyFollow(snapshotId: number): Pick<CallerFacts, 'followees' | 'followers'> {
-  return {
-    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
-    followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
-  };
 }
 
 export function everyHandle(snapshotId: number): SqlFragment {
