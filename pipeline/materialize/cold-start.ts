@@ -18,6 +18,7 @@ import type { CallerFacts } from './caller-facts.ts';
 import { rankedCandidatesSql } from './candidates.ts';
 import { popularPaddingSql } from './popular-padding.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
+import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
 import { eligibleHoldingsSql, followeesSql, followersSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
 import { newestActivityTime } from './working-set.ts';
@@ -88,10 +89,11 @@ function liveFacts(
     followees: followeesSql(snapshotId, sql`SELECT ${profileId} AS profile_id, ${p} AS p`, sql`follower_profile_id = ${profileId}`),
     followers: followersSql(snapshotId, profileId, pid),
   };
+  const hopCallers = { ...follows, exact: exactCallersSql(snapshotId, follows, pathsPerProfileSql(snapshotId, params)) };
   return {
     ...follows,
-    firstHops: firstHopsSql(snapshotId, follows, params),
-    followerHops: followerHopsSql(snapshotId, follows, params),
+    firstHops: firstHopsSql(snapshotId, hopCallers, params),
+    followerHops: followerHopsSql(snapshotId, hopCallers, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),
     interactions: callers ? interactionsSql(snapshotId, params, asOf, callers) : NO_INTERACTIONS,
     holdings: callers ? eligibleHoldingsSql(snapshotId, holdingsSql(callers)) : NO_HOLDINGS,

@@ -20,10 +20,13 @@
  */
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
-import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
+import { pathsPerProfileSql } from './path-budget.ts';
 import { pathWeightSql } from './path-weight.ts';
 import { degreesSql, notFollowedBackSql, pairKey, type CallerFacts } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
+
+/** The callers the hops are worked out for: their follows, and (p) those of them who get every path (path-budget.ts). */
+export type HopCallers = Pick<CallerFacts, 'followees' | 'followers'> & { exact: SqlFragment };
 
 /** People the caller follows follow the candidate: the forward paths, then the paths back. */
 export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
@@ -98,13 +101,13 @@ function coFollowedSql(snapshotId: number, callers: CallerFacts, params: Scoring
  * on all it follows; else at most REC_FOF_VIA_FOLLOWERS, those who follow fewest first (the
  * most telling of them), then the lower dense id, each passing on REC_FOF_PER_FOLLOWEE.
  */
-export function followerHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
+export function followerHopsSql(snapshotId: number, callers: HopCallers, params: ScoringParams): SqlFragment {
   return sql`
     SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(hop, 32)) AS degree, exact,
            toUInt32(if(exact, degree, ${params.fof.perFollowee})) AS passes_on
     FROM
     (
-        SELECT p, p IN (${exactCallersSql(snapshotId, callers, pathsPerProfileSql(snapshotId, params))}) AS exact,
+        SELECT p, p IN (${callers.exact}) AS exact,
                arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)) AS hops,
                arrayJoin(if(exact, hops, arraySlice(hops, 1, ${params.fof.viaFollowers}))) AS hop
         FROM (SELECT p, c AS f FROM (${notFollowedBackSql(callers)})) AS following
@@ -128,13 +131,13 @@ export function followerHopsSql(snapshotId: number, callers: Pick<CallerFacts, '
  * The nightly run writes everyone's into mat_first_hops (working-set.ts); an on-demand
  * computation uses it inline for one caller (cold-start.ts).
  */
-export function firstHopsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, params: ScoringParams): SqlFragment {
+export function firstHopsSql(snapshotId: number, callers: HopCallers, params: ScoringParams): SqlFragment {
   return sql`
     SELECT p, toUInt32(bitAnd(hop, ${LOW_HALF})) AS f, toUInt32(bitAnd(bitShiftRight(hop, 32), 2147483647)) AS degree, exact,
            toUInt32(if(exact, degree, share)) AS passes_on
     FROM
     (
-        SELECT p, p IN (${exactCallersSql(snapshotId, callers, pathsPerProfileSql(snapshotId, params))}) AS exact,
+        SELECT p, p IN (${callers.exact}) AS exact,
                arraySort(groupArray(bitShiftLeft(toUInt64(1 - follows_back), 63) + bitShiftLeft(toUInt64(followee_degree), 32) + f)) AS hops,
                -- A caller has at least one hop (grouped from its follows), so no division by 0.
                greatest(${params.fof.perFollowee}, least(${params.fof.passOnDepth}, intDiv(${pathsPerProfileSql(snapshotId, params)}, least(length(hops), ${params.fof.viaFollowees})))) AS share,

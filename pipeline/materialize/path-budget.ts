@@ -27,9 +27,25 @@ function pathCountsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees
     GROUP BY p`;
 }
 
-/** (p): the callers whose paths in all number at most `paths`: they get every one. */
+/** (p): the callers whose paths in all number at most `paths`: they get every one (for an on-demand list). */
 export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, paths: SqlFragment): SqlFragment {
   return sql`SELECT p FROM (${pathCountsSql(snapshotId, callers)}) WHERE paths <= ${paths}`;
+}
+
+/**
+ * mat_path_counts: every profile's paths in all, counted once per run: the budget, the first
+ * hops, the follower hops and the fit's sample all read them, and each counting is a join of
+ * every follow.
+ */
+export function pathCountsTableSql(snapshotId: number): SqlFragment {
+  return sql`
+    INSERT INTO mat_path_counts (snapshot_id, p, paths)
+    SELECT ${snapshotId}, p, paths FROM (${pathCountsSql(snapshotId, everyFollowSql(snapshotId))})`;
+}
+
+/** (p): the run's profiles that get every path. */
+export function exactProfilesSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  return sql`SELECT p FROM mat_path_counts WHERE snapshot_id = ${snapshotId} AND paths <= ${pathsPerProfileSql(snapshotId, params)}`;
 }
 
 /**
@@ -50,7 +66,7 @@ export function pathBudgetSql(snapshotId: number, params: ScoringParams): SqlFra
         SELECT counts, length(counts) AS n, arrayCumSum(counts) AS below,
                arrayCount(total -> total <= ${budget}, arrayMap((a, s, i) -> s + toUInt64(n - i) * a, counts, below, arrayEnumerate(counts))) AS k,
                if(k = n, if(n = 0, 0, counts[n]), intDiv(toUInt64(${budget} - if(k = 0, 0, below[k])), greatest(1, toUInt64(n - k)))) AS cap
-        FROM (SELECT arraySort(groupArray(toUInt64(paths))) AS counts FROM (${pathCountsSql(snapshotId, everyFollowSql(snapshotId))}))
+        FROM (SELECT arraySort(groupArray(toUInt64(paths))) AS counts FROM mat_path_counts WHERE snapshot_id = ${snapshotId})
     )`;
 }
 

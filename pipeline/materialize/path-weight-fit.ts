@@ -22,8 +22,8 @@ import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
-import { everyFollowSql, pairKey } from './caller-facts.ts';
-import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
+import { pairKey } from './caller-facts.ts';
+import { exactProfilesSql } from './path-budget.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
 import type { ScoringParams } from './scoring.ts';
 import { followeesSql } from './signal-inputs.ts';
@@ -43,7 +43,7 @@ export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): Sq
     SELECT profile_id, pid AS p FROM mat_profiles
     WHERE snapshot_id = ${snapshotId}
       AND pid IN (SELECT p FROM (SELECT src AS p FROM ${edges} GROUP BY src HAVING count() >= 2)
-                  WHERE p IN (${exactCallersSql(snapshotId, everyFollowSql(snapshotId), pathsPerProfileSql(snapshotId, params))})
+                  WHERE p IN (${exactProfilesSql(snapshotId, params)})
                   ORDER BY cityHash64(p) LIMIT ${params.pathFit.heldOut})`;
   const newest = sql`bitShiftLeft(toUInt64(toUInt32(followed_at)), 32) + bitAnd(cityHash64(p, f), ${LOW_HALF})`;
   // GLOBAL: on a cluster follows is read through a Distributed table, whose shards would look

@@ -12,7 +12,7 @@ import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhou
 import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql } from './bounded-lists.ts';
 import { pathWeightOf } from './path-weight.ts';
 import { heldOutFollowsSql, pathWeightFitSql } from './path-weight-fit.ts';
-import { pathBudgetSql } from './path-budget.ts';
+import { exactProfilesSql, pathBudgetSql, pathCountsTableSql } from './path-budget.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
 import { scoringFitSql } from './scoring-fit.ts';
@@ -40,14 +40,15 @@ export const WORKING_SET_READS = {
   mat_profiles: [],
   mat_addresses: ['mat_profiles'],
   mat_follow_edges: ['mat_profiles'],
-  mat_path_budget: ['mat_follow_edges'],
+  mat_path_counts: ['mat_follow_edges'],
+  mat_path_budget: ['mat_path_counts'],
   mat_fof_edges: ['mat_follow_edges', 'mat_path_budget'],
-  mat_first_hops: ['mat_follow_edges', 'mat_path_budget'],
-  mat_follower_hops: ['mat_follow_edges', 'mat_path_budget'],
+  mat_first_hops: ['mat_follow_edges', 'mat_path_counts', 'mat_path_budget'],
+  mat_follower_hops: ['mat_follow_edges', 'mat_path_counts', 'mat_path_budget'],
   mat_fof_forward: ['mat_fof_edges', 'mat_path_budget'],
   mat_fof_back: ['mat_fof_edges'],
   mat_scoring_fit: ['mat_follow_edges'],
-  mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_budget'],
+  mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_counts', 'mat_path_budget'],
   mat_path_weight_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
   mat_social_follows: ['mat_profiles'],
   mat_excluded_addresses: [],
@@ -110,14 +111,15 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_collection_holders: sql`
       INSERT INTO mat_collection_holders (snapshot_id, collection, pid)
       SELECT ${snapshotId}, collection, p FROM (${eligibleHoldingsSql(snapshotId, sql`SELECT pid AS p, chain_id, contract FROM mat_holdings WHERE snapshot_id = ${snapshotId}`)})`,
+    mat_path_counts: pathCountsTableSql(snapshotId),
     mat_path_budget: pathBudgetSql(snapshotId, params),
     mat_fof_edges: fofEdgesSql(snapshotId, params),
     mat_first_hops: sql`
       INSERT INTO mat_first_hops (snapshot_id, p, f, degree, exact, passes_on)
-      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${firstHopsSql(snapshotId, everyFollowSql(snapshotId), params)})`,
+      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${firstHopsSql(snapshotId, { ...everyFollowSql(snapshotId), exact: exactProfilesSql(snapshotId, params) }, params)})`,
     mat_follower_hops: sql`
       INSERT INTO mat_follower_hops (snapshot_id, p, f, degree, exact, passes_on)
-      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${followerHopsSql(snapshotId, everyFollowSql(snapshotId), params)})`,
+      SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${followerHopsSql(snapshotId, { ...everyFollowSql(snapshotId), exact: exactProfilesSql(snapshotId, params) }, params)})`,
     mat_fof_forward: fofForwardSql(snapshotId, params),
     mat_fof_back: fofBackSql(snapshotId, params),
     mat_scoring_fit: scoringFitSql(snapshotId, params),

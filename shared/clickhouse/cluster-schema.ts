@@ -76,6 +76,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_fof_forward: everywhere,
   mat_fof_back: everywhere,
   mat_scoring_fit: everywhere,
+  mat_path_counts: everywhere,
   mat_path_budget: everywhere,
   mat_held_out_follows: everywhere,
   mat_path_weight_fit: everywhere,

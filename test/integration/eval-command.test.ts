@@ -113,6 +113,15 @@ describe('soulgraph eval', () => {
     expect(written.filter((l) => l.startsWith('popularity\t0\t')).map((l) => l.split('\t')[3])).toEqual(['10', '11', '12', '1', '13']);
     expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| personalized-pagerank |');
     expect(output).toContain('soulgraph: 0 of the scored users with a follow either way in training got an empty list');
+    // 22 follows, 20 of them returned (all but 0 -> 1 and 10 -> 13): too few to fit, so the
+    // default weight. Paths in all: 0 has 9 (through 2, 3 and its follower 1, who follow 3
+    // each), 1, 2 and 3 have 8 each; 33 per clique, well within the budget, and the cap is
+    // REC_FOF_PATHS. Each of the 8 profiles holds out one follow, which its other follows
+    // still reach, among at most 7 candidates: both weights find all 8.
+    expect(output).toContain(
+      'fitted: follows-you weight 1.00 (20 of 22 follows returned); 1000 paths per profile (of 66 in all); path weight adamic-adar ' +
+        '(of 8 held-out follows, found in the first places by adamic-adar 8 (0 only by it), by resource-allocation 8 (0 only by it))',
+    );
   }, 120_000);
 
   it('refuses a header line with its line number and exits with 2; with --header it skips it', async () => {

@@ -3,6 +3,16 @@
 -- REC_FOF_PATHS_PER_RUN, at least REC_FOF_PATHS. One row per run, partitioned like the rest of
 -- the working set (010).
 
+CREATE TABLE IF NOT EXISTS mat_path_counts
+(
+    snapshot_id  UInt32  COMMENT 'Run',
+    p            UInt32  COMMENT 'Profile (dense id) with at least one friend-of-friend path',
+    paths        UInt64  COMMENT 'Its friend-of-friend paths in all, counted without bounds: Σ over whom it follows, and its followers it does not follow, of how many those follow'
+)
+ENGINE = MergeTree
+PARTITION BY snapshot_id
+ORDER BY p;
+
 CREATE TABLE IF NOT EXISTS mat_path_budget
 (
     snapshot_id          UInt32  COMMENT 'Run',
