@@ -29,6 +29,8 @@ import { parseConfig, type Config } from '../shared/config.ts';
 import { generateWorld, type GeneratedKind } from '../pipeline/generate/world-generator.ts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { readPathBudget } from '../pipeline/materialize/path-budget.ts';
+import { readPathWeightFit } from '../pipeline/materialize/path-weight-fit.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
 import { materializeQuerySettings } from '../pipeline/materialize/scoring.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
@@ -146,6 +148,7 @@ async function timeRun(config: Config): Promise<{ seconds: number; buckets: numb
     });
     if (view.state !== 'done') throw new Error(`run ${view.state}: ${view.error}`);
     await printStepTimes(config, view.snapshotId!, started);
+    await printPathChoices(config, view.snapshotId!);
     const window: [number, number] = [startedAt, Math.ceil(Date.now() / 1000)];
     return { seconds: (performance.now() - started) / 1000, buckets: view.result!.buckets, rows: view.result!.rows, window };
   } finally {
@@ -185,6 +188,21 @@ async function printStepTimes(config: Config, snapshotId: number, runStarted: nu
     }
   } finally {
     await steps.close();
+  }
+}
+
+/** The run's friend-of-friend paths per profile and the path weight it fitted: what the time bought. */
+async function printPathChoices(config: Config, snapshotId: number): Promise<void> {
+  const ch = createClickHouse(config);
+  try {
+    const budget = await readPathBudget(ch, snapshotId);
+    const fit = await readPathWeightFit(ch, snapshotId);
+    console.log(
+      `  paths: ${budget?.paths_per_profile.toLocaleString('en-US')} per profile of ${budget?.paths_in_all.toLocaleString('en-US')} in all; ` +
+        `path weight ${fit?.path_weight} (${fit?.only_adamic_adar} held-out follows found only by adamic-adar, ${fit?.only_resource_allocation} only by resource-allocation, of ${fit?.held_out})`,
+    );
+  } finally {
+    await ch.close();
   }
 }
 
