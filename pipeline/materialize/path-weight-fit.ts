@@ -8,9 +8,8 @@
  * behind on Epinions' trust), so no constant serves every deployment.
  *
  * So the run asks its own follows. It holds out the newest tenth (at least one) of the
- * follows of up to REC_FIT_HELD_OUT profiles (those with at least two follows and few enough
- * paths to get every one of them, as the nightly lists do), each with its return, ranks their
- * candidates both ways on what is left, with the follows-you weight as the lists have it, and
+ * follows of up to REC_FIT_HELD_OUT profiles (heldOutFollowsSql), each with its return, ranks
+ * every path of their candidates both ways on what is left, with the follows-you weight as the lists have it, and
  * counts the held-out follows each ranking puts in its first REC_FIT_PLACES. It weighs by
  * resource allocation only when the follows that only it finds outnumber those only
  * Adamic-Adar finds by more than twice the square root of both together (a sign test at about
@@ -23,28 +22,36 @@ import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
 import { pairKey } from './caller-facts.ts';
-import { exactProfilesSql } from './path-budget.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
 import type { ScoringParams } from './scoring.ts';
 import { followeesSql } from './signal-inputs.ts';
 import { PATH_WEIGHTS, pathWeightOf } from './path-weight.ts';
 
 /**
- * mat_held_out_follows: the profiles the fit samples (at least two follows, every path within
- * the run's paths per profile; the first REC_FIT_HELD_OUT by a hash), each with its newest
- * tenth of its follows, at least one, held out (follows at the same second ordered by a hash):
- * more held-out follows than profiles, so that a fit on a few thousand profiles can tell the
- * weights apart. Written as a table of its own because the fit reads it in several places,
- * and ClickHouse works a subquery out again wherever it appears.
+ * mat_held_out_follows: the profiles the fit samples, each with its newest tenth of its
+ * follows, at least one, held out (follows at the same second ordered by a hash): more
+ * held-out follows than profiles, so that a fit on a few thousand profiles can tell the
+ * weights apart. The sample: profiles with at least two follows, in the order of a hash, as
+ * many as REC_FIT_HELD_OUT and as the fit can rank every path of within REC_FIT_PATHS in all
+ * (each with at most a thousandth of that, so that no one profile takes the sample). Not only
+ * those that get every path in their lists: in a large world hardly any does. Written as a
+ * table of its own because the fit reads it in several places, and ClickHouse works a
+ * subquery out again wherever it appears.
  */
 export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
-  const sampledIds = sql`
-    SELECT profile_id, pid AS p FROM mat_profiles
-    WHERE snapshot_id = ${snapshotId}
-      AND pid IN (SELECT p FROM (SELECT src AS p FROM ${edges} GROUP BY src HAVING count() >= 2)
-                  WHERE p IN (${exactProfilesSql(snapshotId, params)})
-                  ORDER BY cityHash64(p) LIMIT ${params.pathFit.heldOut})`;
+  const { heldOut, paths } = params.pathFit;
+  const sampled = sql`
+    SELECT arrayJoin(arraySlice(profiles, 1, least(${heldOut}, arrayCount(total -> total <= ${paths}, arrayCumSum(path_counts)))))
+    FROM
+    (
+        SELECT arraySort((p, h) -> h, groupArray(p), groupArray(cityHash64(p))) AS profiles,
+               arraySort((n, h) -> h, groupArray(paths), groupArray(cityHash64(p))) AS path_counts
+        FROM mat_path_counts
+        WHERE snapshot_id = ${snapshotId} AND paths <= intDiv(${paths}, 1000)
+          AND p IN (SELECT src FROM ${edges} GROUP BY src HAVING count() >= 2)
+    )`;
+  const sampledIds = sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid IN (${sampled})`;
   const newest = sql`bitShiftLeft(toUInt64(toUInt32(followed_at)), 32) + bitAnd(cityHash64(p, f), ${LOW_HALF})`;
   // GLOBAL: on a cluster follows is read through a Distributed table, whose shards would look
   // for mat_profiles in their default database; the set is built here and sent along.

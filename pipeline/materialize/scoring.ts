@@ -21,7 +21,7 @@ export interface ScoringParams {
   /** Bounds of the friend-of-friend expansion (bounded-lists.ts). */
   fof: { viaFollowees: number; viaFollowers: number; perFollowee: number; passOnDepth: number; perFollower: number; paths: number; pathsPerRun: number };
   /** How the run fits what a path's middle weighs (path-weight-fit.ts). */
-  pathFit: { heldOut: number; places: number };
+  pathFit: { heldOut: number; paths: number; places: number };
   /** Holders each collection recommends. */
   nftCandidatesPerCollection: number;
 }
@@ -56,7 +56,7 @@ export function scoringParams(config: Config): ScoringParams {
       paths: config.REC_FOF_PATHS,
       pathsPerRun: config.REC_FOF_PATHS_PER_RUN,
     },
-    pathFit: { heldOut: config.REC_FIT_HELD_OUT, places: config.REC_FIT_PLACES },
+    pathFit: { heldOut: config.REC_FIT_HELD_OUT, paths: config.REC_FIT_PATHS, places: config.REC_FIT_PLACES },
     nftCandidatesPerCollection: config.REC_NFT_CANDIDATES_PER_COLLECTION,
   };
 }

@@ -48,7 +48,7 @@ export const WORKING_SET_READS = {
   mat_fof_forward: ['mat_fof_edges', 'mat_path_budget'],
   mat_fof_back: ['mat_fof_edges'],
   mat_scoring_fit: ['mat_follow_edges'],
-  mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_counts', 'mat_path_budget'],
+  mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_counts'],
   mat_path_weight_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
   mat_social_follows: ['mat_profiles'],
   mat_excluded_addresses: [],
