@@ -247,8 +247,8 @@ export const configSchema = z.object({
   REC_FOF_PATHS_PER_RUN: z.coerce.number().int().min(0).default(100_000_000),
   /** Profiles whose newest follow a run holds out to choose what a path's middle weighs (pipeline/materialize/path-weight-fit.ts) ... */
   REC_FIT_HELD_OUT: z.coerce.number().int().min(0).default(10_000),
-  /** ... as many of them as the fit can rank every path of within this many paths in all (each profile with at most a thousandth of them) ... */
-  REC_FIT_PATHS: z.coerce.number().int().min(0).default(20_000_000),
+  /** ... as many of them as the fit can rank every path of within this many paths in all (each profile with at most a hundredth of them) ... */
+  REC_FIT_PATHS: z.coerce.number().int().min(0).default(5_000_000),
   /** ... and the first places of their ranked candidates where a held-out follow counts as found. */
   REC_FIT_PLACES: z.coerce.number().int().min(1).default(50),
   /**

@@ -33,7 +33,7 @@ import { PATH_WEIGHTS, pathWeightOf } from './path-weight.ts';
  * held-out follows than profiles, so that a fit on a few thousand profiles can tell the
  * weights apart. The sample: profiles with at least two follows, in the order of a hash, as
  * many as REC_FIT_HELD_OUT and as the fit can rank every path of within REC_FIT_PATHS in all
- * (each with at most a thousandth of that, so that no one profile takes the sample). Not only
+ * (each with at most a hundredth of that, so that no one profile takes the sample). Not only
  * those that get every path in their lists: in a large world hardly any does. Written as a
  * table of its own because the fit reads it in several places, and ClickHouse works a
  * subquery out again wherever it appears.
@@ -48,7 +48,7 @@ export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): Sq
         SELECT arraySort((p, h) -> h, groupArray(p), groupArray(cityHash64(p))) AS profiles,
                arraySort((n, h) -> h, groupArray(paths), groupArray(cityHash64(p))) AS path_counts
         FROM mat_path_counts
-        WHERE snapshot_id = ${snapshotId} AND paths <= intDiv(${paths}, 1000)
+        WHERE snapshot_id = ${snapshotId} AND paths <= intDiv(${paths}, 100)
           AND p IN (SELECT src FROM ${edges} GROUP BY src HAVING count() >= 2)
     )`;
   const sampledIds = sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid IN (${sampled})`;

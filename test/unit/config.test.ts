@@ -54,7 +54,7 @@ describe('parseConfig defaults', () => {
 
   it("fits what a path's middle weighs on 10,000 profiles' held-out follows, found in the first 50 places", () => {
     const config = parseConfig({});
-    expect([config.REC_FIT_HELD_OUT, config.REC_FIT_PATHS, config.REC_FIT_PLACES]).toEqual([10_000, 20_000_000, 50]);
+    expect([config.REC_FIT_HELD_OUT, config.REC_FIT_PATHS, config.REC_FIT_PLACES]).toEqual([10_000, 5_000_000, 50]);
     expect(configError({ REC_FIT_PLACES: '0' }).message).toBe('Invalid setting REC_FIT_PLACES ("0"): Too small: expected number to be >=1');
   });
 

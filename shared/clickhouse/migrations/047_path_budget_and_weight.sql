@@ -32,7 +32,7 @@ ORDER BY snapshot_id;
 CREATE TABLE IF NOT EXISTS mat_held_out_follows
 (
     snapshot_id  UInt32  COMMENT 'Run',
-    p            UInt32  COMMENT 'A profile the fit sampled (dense id): two follows or more, in the order of a hash, as many as REC_FIT_HELD_OUT and as fit REC_FIT_PATHS paths in all (mat_path_counts), each with at most a thousandth of them',
+    p            UInt32  COMMENT 'A profile the fit sampled (dense id): two follows or more, in the order of a hash, as many as REC_FIT_HELD_OUT and as fit REC_FIT_PATHS paths in all (mat_path_counts), each with at most a hundredth of them',
     t            UInt32  COMMENT 'One of its newest tenth of follows (at least one), held out with its return, if any, while the fit ranks p''s candidates'
 )
 ENGINE = MergeTree
