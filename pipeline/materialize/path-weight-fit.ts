@@ -73,7 +73,7 @@ export function pathWeightFitSql(snapshotId: number, params: ScoringParams): Sql
   const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
   const sampled = sql`SELECT p FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
   const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM (${heldOut}))`;
-  // Whom the sampled profiles still follow once their held-out follow is hidden.
+  // Whom the sampled profiles still follow once their held-out follows are hidden.
   const stillFollowed = sql`(SELECT ${pairKey('src', 'dst')} FROM ${edges} AND src IN (${sampled}) AND ${pairKey('src', 'dst')} NOT IN ${heldPairs})`;
   // Who still follows them: a held-out follow's return is held out with it, so that the
   // held-out profile is found through paths, where the two weights differ, and not as a
