@@ -44,7 +44,7 @@ export function mostFollowedFirstKey(followers: string, pid: string): SqlFragmen
 /**
  * How far down its most-followed list each followee's list is kept: REC_FOF_PASS_ON_DEPTH for
  * the sampled callers, and whole for the followees of a caller who gets every path, who follow
- * at most the run's paths per profile each (friends-of-friends.ts exactCallersSql).
+ * at most the run's paths per profile each (path-budget.ts).
  */
 function passOnListDepthSql(snapshotId: number, params: ScoringParams): SqlFragment {
   return sql`greatest(${params.fof.passOnDepth}, ${pathsPerProfileSql(snapshotId, params)})`;

@@ -118,13 +118,13 @@ export function followerHopsSql(snapshotId: number, callers: HopCallers, params:
 
 /**
  * (p, f, degree, exact, passes_on): the followees a caller's friends of friends come through,
- * and how many each passes on. An exact caller (exactCallersSql): all of them, each passing on
+ * and how many each passes on. An exact caller (callers.exact): all of them, each passing on
  * all it follows. Any other: at most REC_FOF_VIA_FOLLOWEES, those who follow the caller back
  * first (the closest ties), then those who follow fewest (they weigh most), then the lower
- * dense id, each passing on an equal share of the run's paths per profile, at least REC_FOF_PER_FOLLOWEE
- * and at most REC_FOF_PASS_ON_DEPTH (the depth its list is searched to). So a caller with
- * one path more than that gets about that many, not a fixed few: the sample's size
- * is the setting's, not the hubs'. Followees who follow nobody lead nowhere and take no
+ * dense id, each passing on an equal share of the run's paths per profile, at least
+ * REC_FOF_PER_FOLLOWEE and at most REC_FOF_PASS_ON_DEPTH (the depth its list is searched to).
+ * So a caller with one path more than that gets about that many, not a fixed few: the
+ * sample's size is the cap's, not the hubs'. Followees who follow nobody lead nowhere and take no
  * place. Sorted per caller as an array of UInt64 keys: (not following back) << 63 |
  * degree << 32 | f.
  *
