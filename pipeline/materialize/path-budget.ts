@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { degreesSql, everyFollowSql, notFollowedBackSql, type CallerFacts } from './caller-facts.ts';
+import { readRunRow, runValueSql } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** (p, paths): each caller's friend-of-friend paths in all, counted without bounds. */
@@ -76,7 +77,7 @@ export function pathBudgetSql(snapshotId: number, params: ScoringParams): SqlFra
  * an on-demand list gets what its nightly run gave.
  */
 export function pathsPerProfileSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  return sql`(SELECT if(count() = 0, toUInt64(${params.fof.paths}), max(paths_per_profile)) FROM mat_path_budget WHERE snapshot_id = ${snapshotId})`;
+  return runValueSql(snapshotId, 'mat_path_budget', sql`paths_per_profile`, sql`toUInt64(${params.fof.paths})`);
 }
 
 const pathBudgetRow = z.object({
@@ -88,9 +89,5 @@ export type PathBudget = z.infer<typeof pathBudgetRow>;
 
 /** The run's budget as it fell (for its log line). */
 export async function readPathBudget(ch: ClickHouse, snapshotId: number): Promise<PathBudget | undefined> {
-  const [row] = await ch.query(
-    sql`SELECT profiles_with_paths, paths_in_all, paths_per_profile FROM mat_path_budget WHERE snapshot_id = ${snapshotId}`,
-    pathBudgetRow,
-  );
-  return row;
+  return readRunRow(ch, 'mat_path_budget', snapshotId, pathBudgetRow);
 }

@@ -23,6 +23,7 @@ import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-l
 import { LOW_HALF } from './bounded-lists.ts';
 import { pairKey } from './caller-facts.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
+import { readRunRow } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
 import { followeesSql } from './signal-inputs.ts';
 import { PATH_WEIGHTS, pathWeightOf } from './path-weight.ts';
@@ -49,7 +50,7 @@ export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): Sq
                arraySort((n, h) -> h, groupArray(paths), groupArray(cityHash64(p))) AS path_counts
         FROM mat_path_counts
         WHERE snapshot_id = ${snapshotId} AND paths <= intDiv(${paths}, 100)
-          AND p IN (SELECT src FROM ${edges} GROUP BY src HAVING count() >= 2)
+          AND p IN (SELECT src FROM ${edges} AND src_degree >= 2)
     )`;
   const sampledIds = sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid IN (${sampled})`;
   const newest = sql`bitShiftLeft(toUInt64(toUInt32(followed_at)), 32) + bitAnd(cityHash64(p, f), ${LOW_HALF})`;
@@ -74,14 +75,15 @@ export function pathWeightFitSql(snapshotId: number, params: ScoringParams): Sql
   const sampled = sql`SELECT p FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
   const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM (${heldOut}))`;
   // Whom the sampled profiles still follow once their held-out follows are hidden.
-  const stillFollowed = sql`(SELECT ${pairKey('src', 'dst')} FROM ${edges} AND src IN (${sampled}) AND ${pairKey('src', 'dst')} NOT IN ${heldPairs})`;
+  const stillFollowedRows = sql`${edges} AND src IN (${sampled}) AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`;
+  const stillFollowed = sql`(SELECT ${pairKey('src', 'dst')} FROM ${stillFollowedRows})`;
   // Who still follows them: a held-out follow's return is held out with it, so that the
   // held-out profile is found through paths, where the two weights differ, and not as a
   // follower (which both rank alike).
   const stillFollowing = sql`${edges} AND dst IN (${sampled}) AND ${pairKey('dst', 'src')} NOT IN ${heldPairs}`;
   // Every path p -> f -> c and p <- f -> c of what is left (f not followed by p).
   const hops = sql`
-    SELECT src AS p, dst AS f FROM ${edges} AND ${pairKey('src', 'dst')} IN ${stillFollowed}
+    SELECT src AS p, dst AS f FROM ${stillFollowedRows}
     UNION ALL
     SELECT dst AS p, src AS f FROM ${stillFollowing} AND ${pairKey('dst', 'src')} NOT IN ${stillFollowed}`;
   const followsYou = sql`(${followsYouWeightSql(snapshotId, params)} + 0.000001)`;
@@ -141,10 +143,5 @@ export type PathWeightFit = z.infer<typeof pathWeightFitRow>;
 
 /** What the run measured and the weight it chose (for its log line). */
 export async function readPathWeightFit(ch: ClickHouse, snapshotId: number): Promise<PathWeightFit | undefined> {
-  const [row] = await ch.query(
-    sql`SELECT held_out, found_adamic_adar, found_resource_allocation, only_adamic_adar, only_resource_allocation, path_weight
-        FROM mat_path_weight_fit WHERE snapshot_id = ${snapshotId}`,
-    pathWeightFitRow,
-  );
-  return row;
+  return readRunRow(ch, 'mat_path_weight_fit', snapshotId, pathWeightFitRow);
 }

@@ -4,6 +4,7 @@
  * fit chose (path-weight-fit.ts).
  */
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { runValueSql } from './run-row.ts';
 
 export const PATH_WEIGHTS = ['adamic-adar', 'resource-allocation'] as const;
 export type PathWeight = (typeof PATH_WEIGHTS)[number];
@@ -18,6 +19,6 @@ export function pathWeightOf(kind: PathWeight, degree: SqlFragment): SqlFragment
  * for a snapshot written before the fit existed (or one whose fit is not written yet).
  */
 export function pathWeightSql(snapshotId: number, degree: SqlFragment): SqlFragment {
-  const byDegree = sql`(SELECT if(count() = 0, 0, max(path_weight = 'resource-allocation')) FROM mat_path_weight_fit WHERE snapshot_id = ${snapshotId})`;
+  const byDegree = runValueSql(snapshotId, 'mat_path_weight_fit', sql`path_weight = 'resource-allocation'`, sql`0`);
   return sql`if(${byDegree} = 1, ${pathWeightOf('resource-allocation', degree)}, ${pathWeightOf('adamic-adar', degree)})`;
 }

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { readRunRow, runValueSql } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** mat_scoring_fit: the run's follows, how many are returned, and the weight they give. */
@@ -38,7 +39,7 @@ export function scoringFitSql(snapshotId: number, params: ScoringParams): SqlFra
  * snapshot written before the fit existed.
  */
 export function followsYouWeightSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  return sql`(SELECT if(count() = 0, toFloat64(${params.followsYou.defaultWeight}), max(follows_you_weight)) FROM mat_scoring_fit WHERE snapshot_id = ${snapshotId})`;
+  return runValueSql(snapshotId, 'mat_scoring_fit', sql`follows_you_weight`, sql`toFloat64(${params.followsYou.defaultWeight})`);
 }
 
 const scoringFitRow = z.object({
@@ -51,6 +52,5 @@ export type ScoringFit = z.infer<typeof scoringFitRow>;
 
 /** What the run measured and the weight it chose (for its log line). */
 export async function readScoringFit(ch: ClickHouse, snapshotId: number): Promise<ScoringFit | undefined> {
-  const [row] = await ch.query(sql`SELECT follows, returned, fitted, follows_you_weight FROM mat_scoring_fit WHERE snapshot_id = ${snapshotId}`, scoringFitRow);
-  return row;
+  return readRunRow(ch, 'mat_scoring_fit', snapshotId, scoringFitRow);
 }
