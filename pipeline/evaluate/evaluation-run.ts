@@ -195,7 +195,7 @@ async function recommenderLists(
     await writeFile(profiles, nodeIds.map((_, i) => JSON.stringify({ profileId: node(i), name: node(i) })).join('\n'));
     await writeFile(
       follows,
-      Array.from(train.from, (a, e) => JSON.stringify({ followerProfileId: node(a), followeeProfileId: node(train.to[e]!), followedAt: 0 })).join('\n'),
+      Array.from(train.from, (a, e) => JSON.stringify({ followerProfileId: node(a), followeeProfileId: node(train.to[e]!), followedAt: train.timeRank?.[e] ?? 0 })).join('\n'),
     );
     for (const [kind, file] of [['profiles', profiles], ['follows', follows]] as const) {
       const summary = await runIngest(config, { kind, files: [file], format: 'canonical', chunkRows: 20_000 });

@@ -14,9 +14,22 @@ export class SplitError extends Error {
 
 export interface HoldoutSplit {
   /** The follows the recommender sees, directed. */
-  train: { from: Uint32Array; to: Uint32Array };
+  train: TrainingFollows;
   /** Hidden followees per follower (dense ids). */
   hidden: Map<number, Set<number>>;
+}
+
+/**
+ * Directed follows and, where the graph gives every edge a time, each follow's place in time:
+ * 1 for the earliest, equal times equal (a pair's two directions share its time). The run
+ * is given these as follow times, so that its fit holds out each profile's newest follows
+ * (path-weight-fit.ts) as it would in production; a rank, not the file's number, is always
+ * a valid time.
+ */
+export interface TrainingFollows {
+  from: Uint32Array;
+  to: Uint32Array;
+  timeRank?: Uint32Array;
 }
 
 /**
@@ -79,20 +92,30 @@ function splitBy(graph: FollowGraph, hide: Uint8Array): HoldoutSplit {
   return { train: directedEdges(graph, hide), hidden };
 }
 
-/** The edges not hidden, as directed follows (both ways for a pair). */
-function directedEdges(graph: FollowGraph, hide: Uint8Array): { from: Uint32Array; to: Uint32Array } {
+/** The edges not hidden, as directed follows (both ways for a pair), with their time ranks. */
+function directedEdges(graph: FollowGraph, hide: Uint8Array): TrainingFollows {
+  const ranks = graph.time && timeRanks(graph.time);
   const from: number[] = [];
   const to: number[] = [];
+  const timeRank: number[] = [];
+  const add = (a: number, b: number, i: number) => {
+    from.push(a);
+    to.push(b);
+    if (ranks) timeRank.push(ranks[i]!);
+  };
   for (let i = 0; i < graph.from.length; i++) {
     if (hide[i]) continue;
-    from.push(graph.from[i]!);
-    to.push(graph.to[i]!);
-    if (graph.undirected) {
-      from.push(graph.to[i]!);
-      to.push(graph.from[i]!);
-    }
+    add(graph.from[i]!, graph.to[i]!, i);
+    if (graph.undirected) add(graph.to[i]!, graph.from[i]!, i);
   }
-  return { from: Uint32Array.from(from), to: Uint32Array.from(to) };
+  return { from: Uint32Array.from(from), to: Uint32Array.from(to), timeRank: ranks && Uint32Array.from(timeRank) };
+}
+
+/** Each time's dense rank among all of them, from 1. */
+function timeRanks(time: Float64Array): Uint32Array {
+  const distinct = [...new Set(time)].sort((a, b) => a - b);
+  const rankOf = new Map(distinct.map((t, i) => [t, i + 1]));
+  return Uint32Array.from(time, (t) => rankOf.get(t)!);
 }
 
 function addTo(map: Map<number, Set<number>>, key: number, value: number): void {

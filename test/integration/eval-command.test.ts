@@ -3,6 +3,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { BASELINES } from '../../pipeline/evaluate/link-prediction-baselines.ts';
 import { runSoulgraph } from '../support/child-process.ts';
 import { runCliInProcess } from '../support/cli-in-process.ts';
@@ -122,6 +124,37 @@ describe('soulgraph eval', () => {
       'fitted: follows-you weight 1.00 (20 of 22 follows returned); 1000 paths per profile (of 66 in all); path weight adamic-adar ' +
         '(of 8 held-out follows, found in the first places by adamic-adar 8 (0 only by it), by resource-allocation 8 (0 only by it))',
     );
+  }, 120_000);
+
+  it("gives the run each training follow's time, so that its fit holds out every profile's newest follow", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-test-'));
+    // A clique of five, each follow at its own time; 1 -> 2 is the test follow.
+    const time = (a: number, b: number) => 1_600_000_000 + ((a * 7 + b * 13) % 23) * 60;
+    const train: [number, number][] = [];
+    for (let a = 1; a <= 5; a++) for (let b = 1; b <= 5; b++) if (a !== b && !(a === 1 && b === 2)) train.push([a, b]);
+    await writeFile(path.join(dir, 'train.txt'), train.map(([a, b]) => `${a} ${b} ${time(a, b)}`).join('\n'));
+    await writeFile(path.join(dir, 'test.txt'), '1 2 1600009999\n');
+    const args = ['eval', '--train', path.join(dir, 'train.txt'), '--test', path.join(dir, 'test.txt'), '--k', '5', '--out', dir, '--keep-database'];
+    const { code, output } = await runSoulgraph(args, env.env);
+    expect(code, output).toBe(0);
+
+    // Each profile has 3 or 4 follows, so it holds out one (a tenth, at least one): the newest.
+    const newest = new Map<string, string>();
+    for (let a = 1; a <= 5; a++) {
+      const followees = train.filter(([from]) => from === a).map(([, b]) => b);
+      newest.set(`n${a}`, `n${followees.reduce((x, y) => (time(a, y) > time(a, x) ? y : x))}`);
+    }
+    const evalDatabase = identifier(`${env.config.CLICKHOUSE_DATABASE}_eval`);
+    try {
+      const ids = new Map(
+        (await env.ch.query(sql`SELECT pid, profile_id FROM ${evalDatabase}.mat_profiles`, z.object({ pid: z.coerce.number(), profile_id: z.string() }))).map((r) => [r.pid, r.profile_id]),
+      );
+      const heldOut = await env.ch.query(sql`SELECT p, t FROM ${evalDatabase}.mat_held_out_follows`, z.object({ p: z.coerce.number(), t: z.coerce.number() }));
+      expect(new Map(heldOut.map((r) => [ids.get(r.p)!, ids.get(r.t)!]))).toEqual(newest);
+      expect(heldOut).toHaveLength(5);
+    } finally {
+      await env.ch.command(sql`DROP DATABASE IF EXISTS ${evalDatabase}`);
+    }
   }, 120_000);
 
   it('refuses a header line with its line number and exits with 2; with --header it skips it', async () => {
