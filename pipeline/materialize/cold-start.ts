@@ -28,11 +28,11 @@ export const ON_DEMAND_BUCKET = 65_535;
 
 const liveProfileRow = z.object({ addresses: z.array(z.string()), social_username: z.string() });
 const pidRow = z.object({ pid: z.coerce.number() });
-const countRow = z.object({ n: z.coerce.number() });
+const listedRow = z.object({ nightly: z.coerce.number(), on_demand: z.coerce.number() });
 
 export interface OnDemandResult {
   rows: number;
-  /** False when the snapshot already had the profile's list (nothing was computed). */
+  /** False when the snapshot already had the profile's ranked list: a nightly one, or one an earlier attempt ranked (filled up here if it was not). */
   computed: boolean;
 }
 
@@ -43,8 +43,8 @@ export async function computeOnDemand(
   params: ScoringParams,
   settings: QuerySettings,
 ): Promise<OnDemandResult> {
-  const existing = await rowsFor(ch, snapshotId, profileId);
-  if (existing > 0) return { rows: existing, computed: false };
+  const listed = await listedRows(ch, snapshotId, profileId);
+  if (listed.nightly > 0) return { rows: listed.nightly, computed: false };
   const [profile] = await ch.query(
     sql`SELECT addresses, social_username FROM profiles FINAL WHERE profile_id = ${profileId}`,
     liveProfileRow,
@@ -57,18 +57,21 @@ export async function computeOnDemand(
   );
   const pid = known?.pid ?? 0;
   const facts = liveFacts(snapshotId, profileId, pid, profile, params, await newestActivityTime(ch));
-  await ch.command(
-    sql`
-      INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
-      SELECT ${snapshotId}, ${ON_DEMAND_BUCKET}, ${profileId}, ${RANKED_COLUMNS}
-      FROM (${rankedCandidatesSql(snapshotId, facts, params)})`,
-    settings,
-  );
-  // Filled up as a nightly list is. (Should the job die between the two statements, its retry
-  // finds the rows and leaves the list unfilled until the next nightly run.)
+  // An attempt that died after ranking the list leaves its rows: its retry only fills them up.
+  if (listed.onDemand === 0) {
+    await ch.command(
+      sql`
+        INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
+        SELECT ${snapshotId}, ${ON_DEMAND_BUCKET}, ${profileId}, ${RANKED_COLUMNS}
+        FROM (${rankedCandidatesSql(snapshotId, facts, params)})`,
+      settings,
+    );
+  }
+  // Filled up as a nightly list is; a list that is full, or was filled already, gets nothing more.
   const target = { bucket: ON_DEMAND_BUCKET, callers: sql`SELECT toUInt32(${pid}) AS p, ${profileId} AS profile_id`, followees: facts.followees };
   await ch.command(popularPaddingSql(snapshotId, target, params), settings);
-  return { rows: await rowsFor(ch, snapshotId, profileId), computed: true };
+  const after = await listedRows(ch, snapshotId, profileId);
+  return { rows: after.onDemand, computed: listed.onDemand === 0 };
 }
 
 /** The profile's own facts, live, as the CallerFacts of one caller with dense id `pid`. */
@@ -105,12 +108,14 @@ const NO_INTERACTIONS: SqlFragment = sql`
   WHERE 0`;
 const NO_HOLDINGS: SqlFragment = sql`SELECT toUInt32(0) AS p, toUInt32(0) AS collection WHERE 0`;
 
-async function rowsFor(ch: ClickHouse, snapshotId: number, profileId: string): Promise<number> {
+/** The profile's rows in the snapshot: from the nightly run, and computed on demand. */
+async function listedRows(ch: ClickHouse, snapshotId: number, profileId: string): Promise<{ nightly: number; onDemand: number }> {
   const [row] = await ch.query(
-    sql`SELECT count() AS n FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${profileId}`,
-    countRow,
+    sql`SELECT countIf(bucket != ${ON_DEMAND_BUCKET}) AS nightly, countIf(bucket = ${ON_DEMAND_BUCKET}) AS on_demand
+        FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${profileId}`,
+    listedRow,
   );
-  return row?.n ?? 0;
+  return { nightly: row?.nightly ?? 0, onDemand: row?.on_demand ?? 0 };
 }
 
 /**
