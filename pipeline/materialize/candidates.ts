@@ -11,7 +11,7 @@
  * reason_chain_id, reason_subject, and the four signal scores.
  */
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { LOW_HALF } from './bounded-lists.ts';
+import { LOW_HALF, followerCountsSql, mostFollowedFirstKey } from './bounded-lists.ts';
 import { pairKey, type CallerFacts } from './caller-facts.ts';
 import { friendsOfFriendsSql } from './friends-of-friends.ts';
 import type { ScoringParams } from './scoring.ts';
@@ -36,19 +36,22 @@ export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, pa
             SELECT *
             FROM
             (
-                SELECT p, rank, r.2 AS c, -r.1 AS score, r.3 AS reason_kind, r.4 AS reason_chain_id,
+                SELECT p, rank, toUInt32(bitAnd(r.2, ${LOW_HALF})) AS c, -r.1 AS score, r.3 AS reason_kind, r.4 AS reason_chain_id,
                        r.5 AS subject_pid, r.6 AS subject_collection,
                        r.7 AS social_score, r.8 AS counterparty_score, r.9 AS nft_score, r.10 AS fof_score
                 FROM
                 (
                     -- Ranks 1..K without window functions: sort each caller's list as an array, by
-                    -- score then candidate (cheaper than ORDER BY ... LIMIT K BY over every pair).
-                    -- (score, candidate) is unique within a list, so the tuples sort by those two
-                    -- alone, with no sort-key lambda to evaluate.
-                    SELECT p, arraySlice(arraySort(groupArray(tuple(-score, c, reason_kind, reason_chain_id, subject_pid, subject_collection,
+                    -- score, then the more followed, then the candidate (cheaper than ORDER BY ...
+                    -- LIMIT K BY over every pair). The second element holds the candidate, so it is
+                    -- unique within a list and the tuples sort by two elements, with no sort-key
+                    -- lambda to evaluate.
+                    SELECT p, arraySlice(arraySort(groupArray(tuple(-score, ${mostFollowedFirstKey('followers', 'c')},
+                                                                    reason_kind, reason_chain_id, subject_pid, subject_collection,
                                                                     social_score, counterparty_score, nft_score, fof_score))),
                                          1, ${params.topK}) AS ranked
-                    FROM (${combinedSql(snapshotId, callers, params)})
+                    FROM (${combinedSql(snapshotId, callers, params)}) AS combined
+                    ALL LEFT JOIN (${followerCountsSql(snapshotId, 'c')}) AS popularity USING c
                     GROUP BY p
                 )
                 ARRAY JOIN ranked AS r, arrayEnumerate(ranked) AS rank

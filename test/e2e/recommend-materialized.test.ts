@@ -54,16 +54,17 @@ describe('a new wallet with on-chain history', () => {
 
     const { status, body } = await recommend(token);
     expect(status).toBe(200);
-    // Rare Frogs had 3 holders in the snapshot: 1/ln 4 each, ties by profile_id; bob: ln(1 + 1).
+    // Rare Frogs had 3 holders in the snapshot: 1/ln 4 each, so the more followed first (Me:
+    // Fiona and Hank), then by profile_id (Erin and Frank: nobody); bob: ln(1 + 1).
     expect(body).toEqual({
       code: '0',
       desc: 'success',
       data: {
         cursor: '',
         list: [
+          { profileId: 'p_me', name: 'Me', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
           { profileId: 'p_erin', name: 'Erin', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
           { profileId: 'p_frank', name: 'Frank', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
-          { profileId: 'p_me', name: 'Me', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
           { profileId: 'p_bob', name: 'Bob', avatar: '', recommendReason: 'Counterparty on Ethereum', following: false },
           // Then the most followed, each named after its most followed follower: Fiona, Gina
           // (2 followers; Me, listed already, too), then Felix, Hank, Ivan and J1-J4 (1).
@@ -86,7 +87,7 @@ describe('a new wallet with on-chain history', () => {
 
   it('sees whom it follows now, not as of the snapshot', async () => {
     const me = profileIdForAddress(address);
-    await ingestRecords(api, { follows: [{ followerProfileId: me, followeeProfileId: 'p_frank', followedAt: world.T }] });
+    await ingestRecords(api, { follows: [{ followerProfileId: me, followeeProfileId: 'p_erin', followedAt: world.T }] });
     const { body } = await recommend(token, '?limit=2');
     expect(body.data.list.map((u: { following: boolean }) => u.following)).toEqual([false, true]);
     expect(body.data.cursor).not.toBe('');

@@ -130,6 +130,13 @@ describe('bounded candidate expansion', () => {
     for (const [holder, list] of Object.entries(world.clubLists)) expectList(await evidenceOf(bounded, holder), list);
   });
 
+  it('puts the more followed of two candidates with the same score first', async () => {
+    // n1's only evidence is the club, which both other holders share; n3 has 2 followers, n2 has 1.
+    const n1 = await evidenceOf(bounded, 'n1');
+    expect(n1.map((r) => r.candidate)).toEqual(['n3', 'n2']);
+    expect(n1[0]!.score).toBe(n1[1]!.score);
+  });
+
   it('recommends my followers though no path reaches them, naming them when nobody else links us', async () => {
     const n3 = await evidenceOf(bounded, 'n3');
     expect(n3.filter((r) => r.candidate === r.subject).map((r) => r.candidate)).toEqual(['q1', 'q2']);
