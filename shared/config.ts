@@ -204,8 +204,11 @@ export const configSchema = z.object({
   REC_TOP_K: z.coerce.number().int().min(1).max(1_000).default(200),
   /** Profiles per bucket job: bounds the memory of each ClickHouse query (buckets = profiles / this, rounded up). */
   REC_PROFILES_PER_BUCKET: z.coerce.number().int().min(1).default(25_000),
-  /** Estimated evidence rows (bounded friend-of-friend paths, followers, co-holder pairs) per bucket job: more buckets for denser graphs. */
-  REC_PAIRS_PER_BUCKET: z.coerce.number().int().min(1_000).default(30_000_000),
+  /**
+   * Estimated evidence rows (bounded friend-of-friend paths, followers, co-holder pairs) per bucket job: more buckets for denser
+   * graphs. A bucket of the 1 M-profile bench world with 30 M of them went past the 4 GB memory cap (docs/benchmarks.md).
+   */
+  REC_PAIRS_PER_BUCKET: z.coerce.number().int().min(1_000).default(12_000_000),
   /** Attempts of each bucket, tags and complete job before the run fails (the previous snapshot keeps serving). */
   MATERIALIZE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /** Bucket jobs one worker process runs at a time; each statement gets the server's threads divided by this. */
