@@ -206,7 +206,7 @@ export const configSchema = z.object({
   REC_PROFILES_PER_BUCKET: z.coerce.number().int().min(1).default(25_000),
   /**
    * Estimated evidence rows (bounded friend-of-friend paths, followers, co-holder pairs) per bucket job: more buckets for denser
-   * graphs. A bucket of the 1 M-profile bench world with 30 M of them went past the 4 GB memory cap (docs/benchmarks.md).
+   * graphs. A bucket of the 1 M-profile bench world with 30 M of them went past the 4 GB memory cap (docs/scaling.md).
    */
   REC_PAIRS_PER_BUCKET: z.coerce.number().int().min(1_000).default(12_000_000),
   /** Attempts of each bucket, tags and complete job before the run fails (the previous snapshot keeps serving). */
