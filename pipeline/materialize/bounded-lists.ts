@@ -31,9 +31,16 @@ import type { ScoringParams } from './scoring.ts';
 /** Masks the low 32 bits of a UInt64 key (where a dense id sits). */
 export const LOW_HALF = 4_294_967_295;
 
-/** (<key>, followers): how many follow each profile that anyone follows, keyed by the column name a join uses. */
+/** mat_follower_counts: how many follow each profile that anyone follows, counted once per run. */
+export function followerCountsTableSql(snapshotId: number): SqlFragment {
+  return sql`
+    INSERT INTO mat_follower_counts (snapshot_id, pid, followers)
+    SELECT ${snapshotId}, dst, toUInt32(count()) FROM mat_follow_edges WHERE snapshot_id = ${snapshotId} GROUP BY dst`;
+}
+
+/** (<key>, followers) of mat_follower_counts, keyed by the column name a join uses. */
 export function followerCountsSql(snapshotId: number, key: string): SqlFragment {
-  return sql`SELECT dst AS ${identifier(key)}, toUInt32(count()) AS followers FROM mat_follow_edges WHERE snapshot_id = ${snapshotId} GROUP BY dst`;
+  return sql`SELECT pid AS ${identifier(key)}, followers FROM mat_follower_counts WHERE snapshot_id = ${snapshotId}`;
 }
 
 /** A UInt64 that sorts the most followed first, then the lower dense id. */

@@ -1,17 +1,18 @@
 /**
  * One bucket of a nightly run: the recommendations of every profile whose dense id is
- * `bucket` modulo `buckets`, in one INSERT ... SELECT. Each bucket writes its own partition
- * (snapshot_id, bucket), which a retried attempt drops first: a bucket is written whole
- * exactly once, however often its job runs.
+ * `bucket` modulo `buckets`: ranked by dense ids into mat_ranked, then named into
+ * recommendations, two INSERT ... SELECTs. Each bucket writes its own partition
+ * (snapshot_id, bucket) of both, which a retried attempt drops first: a bucket is written
+ * whole exactly once, however often its job runs.
  */
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { CallerFacts } from './caller-facts.ts';
-import { rankedCandidatesSql } from './candidates.ts';
+import { namedCandidatesSql, rankedCandidatesSql } from './candidates.ts';
 import type { ScoringParams } from './scoring.ts';
 import { popularPaddingSql } from './popular-padding.ts';
-import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
+import { RANKED_COLUMNS, RANKED_ID_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 
@@ -34,22 +35,34 @@ export async function computeBucket(
   params: ScoringParams,
   settings: QuerySettings,
 ): Promise<BucketResult> {
-  await dropSnapshotPartitions(ch, ['recommendations'], snapshotId, bucket);
-  const facts = bucketFacts(snapshotId, bucket, buckets);
+  await dropSnapshotPartitions(ch, ['recommendations', 'mat_ranked'], snapshotId, bucket);
+  const slice = bucketSlice(snapshotId, bucket, buckets);
+  const callers = sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE ${slice('pid')}`;
+  const facts = bucketFacts(slice);
+  // Ranked first, named apart (migration 048): the ranking's aggregation runs without the
+  // lookups from dense ids to names beside it, and the naming looks up only the ranked ids.
+  await ch.command(
+    sql`
+      INSERT INTO mat_ranked (snapshot_id, bucket, ${RANKED_ID_COLUMNS})
+      SELECT ${snapshotId}, ${bucket}, ${RANKED_ID_COLUMNS}
+      FROM (${rankedCandidatesSql(snapshotId, facts, params)})`,
+    settings,
+  );
+  const ranked = sql`SELECT ${RANKED_ID_COLUMNS} FROM mat_ranked WHERE snapshot_id = ${snapshotId} AND bucket = ${bucket}`;
   await ch.command(
     sql`
       INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
       SELECT ${snapshotId}, ${bucket}, profile_id, ${RANKED_COLUMNS}
-      FROM (${rankedCandidatesSql(snapshotId, facts, params)}) AS ranked
-      ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS callers USING p`,
+      FROM (${namedCandidatesSql(snapshotId, ranked, 'ranked only')}) AS named
+      ALL INNER JOIN (${callers}) AS callers USING p`,
     settings,
   );
+  await dropSnapshotPartitions(ch, ['mat_ranked'], snapshotId, bucket);
   // On a cluster the insert reached one replica per shard: until the others have fetched it,
   // a read through the Distributed table may be answered by one that has not, and the
   // padding would take the bucket's callers' lists for short (measured by cluster:check: a
   // tenth more rows than the single server), as the publish would miss their lists.
   await awaitReplication(ch, ['recommendations']);
-  const callers = sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE ${bucketSlice(snapshotId, bucket, buckets)('pid')}`;
   await ch.command(popularPaddingSql(snapshotId, { bucket, callers, followees: facts.followees }, params), settings);
   await awaitReplication(ch, ['recommendations']);
   const [row] = await ch.query(
@@ -61,8 +74,7 @@ export async function computeBucket(
 }
 
 /** The bucket's callers' facts: their slice of the working set. */
-function bucketFacts(snapshotId: number, bucket: number, buckets: number): CallerFacts {
-  const slice = bucketSlice(snapshotId, bucket, buckets);
+function bucketFacts(slice: (column: string) => SqlFragment): CallerFacts {
   return {
     followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
     followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,

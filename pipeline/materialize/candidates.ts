@@ -1,14 +1,15 @@
 /**
  * The recommender itself, as one SELECT: the four signals' candidates for a set of callers,
  * combined into one score, the already-followed and the caller removed, ranked with
- * deterministic tie-breaking, cut to the top K, and named.
+ * deterministic tie-breaking and cut to the top K; and, apart, the names the ranked rows
+ * show (namedCandidatesSql).
  *
  * The callers' own facts come in as relations (CallerFacts): the nightly bucket passes its
  * slice of the working set, an on-demand computation passes one profile's live facts. The
  * rest of the graph always comes from the snapshot's working set.
  *
- * Output: p (caller's dense id), rank, candidate_id, score, reason_kind (1..4),
- * reason_chain_id, reason_subject, and the four signal scores.
+ * Ranked rows: p (caller's dense id), rank, c (candidate's dense id), score, reason_kind
+ * (1..4), reason_chain_id, subject_pid, subject_collection, and the four signal scores.
  */
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF, followerCountsSql, mostFollowedFirstKey } from './bounded-lists.ts';
@@ -22,8 +23,40 @@ import { followsYouWeightSql } from './scoring-fit.ts';
 export const SIGNAL = { social: 1, counterparty: 2, nft: 3, fof: 4 } as const;
 
 export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
+  return sql`
+    SELECT p, rank, toUInt32(bitAnd(r.2, ${LOW_HALF})) AS c, -r.1 AS score, r.3 AS reason_kind, r.4 AS reason_chain_id,
+           r.5 AS subject_pid, r.6 AS subject_collection,
+           r.7 AS social_score, r.8 AS counterparty_score, r.9 AS nft_score, r.10 AS fof_score
+    FROM
+    (
+        -- Ranks 1..K without window functions: sort each caller's list as an array, by
+        -- score, then the more followed, then the candidate (cheaper than ORDER BY ...
+        -- LIMIT K BY over every pair). The second element holds the candidate, so it is
+        -- unique within a list and the tuples sort by two elements, with no sort-key
+        -- lambda to evaluate.
+        SELECT p, arraySlice(arraySort(groupArray(tuple(-score, ${mostFollowedFirstKey('followers', 'c')},
+                                                        reason_kind, reason_chain_id, subject_pid, subject_collection,
+                                                        social_score, counterparty_score, nft_score, fof_score))),
+                             1, ${params.topK}) AS ranked
+        FROM (${combinedSql(snapshotId, callers, params)}) AS combined
+        ALL LEFT JOIN (${followerCountsSql(snapshotId, 'c')}) AS popularity USING c
+        GROUP BY p
+    )
+    ARRAY JOIN ranked AS r, arrayEnumerate(ranked) AS rank`;
+}
+
+/**
+ * Ranked rows (rankedCandidatesSql's columns) with names: the candidate's profile id and the
+ * reason's subject (the followed user's profile id, or the collection's name).
+ *
+ * `lookups: 'ranked only'` looks up only the ids `ranked` holds, which reads it once per
+ * lookup: for rows already written (a nightly bucket's mat_ranked), not for a ranking
+ * computed inline, which would run again each time.
+ */
+export function namedCandidatesSql(snapshotId: number, ranked: SqlFragment, lookups: 'ranked only' | 'every profile'): SqlFragment {
   const of = sql`WHERE snapshot_id = ${snapshotId}`;
-  // Names are looked up only for the K rows kept per caller, never for every candidate pair.
+  const only = (column: string, key: string) =>
+    lookups === 'ranked only' ? sql`AND ${identifier(key)} IN (SELECT ${identifier(column)} FROM (${ranked}))` : sql``;
   return sql`
     SELECT p, rank, candidate_id, score, reason_kind, reason_chain_id,
            multiIf(reason_kind = ${SIGNAL.fof}, subject_profile_id, reason_kind = ${SIGNAL.nft}, collection_name, '') AS reason_subject,
@@ -34,33 +67,12 @@ export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, pa
         FROM
         (
             SELECT *
-            FROM
-            (
-                SELECT p, rank, toUInt32(bitAnd(r.2, ${LOW_HALF})) AS c, -r.1 AS score, r.3 AS reason_kind, r.4 AS reason_chain_id,
-                       r.5 AS subject_pid, r.6 AS subject_collection,
-                       r.7 AS social_score, r.8 AS counterparty_score, r.9 AS nft_score, r.10 AS fof_score
-                FROM
-                (
-                    -- Ranks 1..K without window functions: sort each caller's list as an array, by
-                    -- score, then the more followed, then the candidate (cheaper than ORDER BY ...
-                    -- LIMIT K BY over every pair). The second element holds the candidate, so it is
-                    -- unique within a list and the tuples sort by two elements, with no sort-key
-                    -- lambda to evaluate.
-                    SELECT p, arraySlice(arraySort(groupArray(tuple(-score, ${mostFollowedFirstKey('followers', 'c')},
-                                                                    reason_kind, reason_chain_id, subject_pid, subject_collection,
-                                                                    social_score, counterparty_score, nft_score, fof_score))),
-                                         1, ${params.topK}) AS ranked
-                    FROM (${combinedSql(snapshotId, callers, params)}) AS combined
-                    ALL LEFT JOIN (${followerCountsSql(snapshotId, 'c')}) AS popularity USING c
-                    GROUP BY p
-                )
-                ARRAY JOIN ranked AS r, arrayEnumerate(ranked) AS rank
-            ) AS ranks
-            ALL LEFT JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles ${of}) AS candidates USING c
+            FROM (${ranked}) AS ranks
+            ALL LEFT JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles ${of} ${only('c', 'pid')}) AS candidates USING c
         ) AS named
-        ALL LEFT JOIN (SELECT pid AS subject_pid, profile_id AS subject_profile_id FROM mat_profiles ${of}) AS subjects USING subject_pid
+        ALL LEFT JOIN (SELECT pid AS subject_pid, profile_id AS subject_profile_id FROM mat_profiles ${of} ${only('subject_pid', 'pid')}) AS subjects USING subject_pid
     ) AS with_subjects
-    ALL LEFT JOIN (SELECT collection AS subject_collection, name AS collection_name FROM mat_collections ${of}) AS collections USING subject_collection`;
+    ALL LEFT JOIN (SELECT collection AS subject_collection, name AS collection_name FROM mat_collections ${of} ${only('subject_collection', 'collection')}) AS collections USING subject_collection`;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { ServingWriter } from '../serving/serving-writer.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import type { CallerFacts } from './caller-facts.ts';
-import { rankedCandidatesSql } from './candidates.ts';
+import { namedCandidatesSql, rankedCandidatesSql } from './candidates.ts';
 import { popularPaddingSql } from './popular-padding.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
@@ -63,7 +63,7 @@ export async function computeOnDemand(
       sql`
         INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
         SELECT ${snapshotId}, ${ON_DEMAND_BUCKET}, ${profileId}, ${RANKED_COLUMNS}
-        FROM (${rankedCandidatesSql(snapshotId, facts, params)})`,
+        FROM (${namedCandidatesSql(snapshotId, rankedCandidatesSql(snapshotId, facts, params), 'every profile')})`,
       settings,
     );
   }

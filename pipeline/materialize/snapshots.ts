@@ -17,7 +17,7 @@ import { WORKING_TABLES } from './working-set.ts';
 export type SnapshotStatus = 'building' | 'ready' | 'failed' | 'dropped';
 
 /** Tables written under a snapshot id (partitioned by it), all dropped with the snapshot. */
-export const SNAPSHOT_TABLES = ['recommendations', 'profile_tags', ...WORKING_TABLES] as const;
+export const SNAPSHOT_TABLES = ['recommendations', 'mat_ranked', 'profile_tags', ...WORKING_TABLES] as const;
 
 const snapshotRow = z.object({
   snapshot_id: z.coerce.number(),

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql } from './bounded-lists.ts';
+import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, followerCountsTableSql } from './bounded-lists.ts';
 import { pathWeightOf } from './path-weight.ts';
 import { heldOutFollowsSql, pathWeightFitSql } from './path-weight-fit.ts';
 import { exactProfilesSql, pathBudgetSql, pathCountsTableSql } from './path-budget.ts';
@@ -40,9 +40,10 @@ export const WORKING_SET_READS = {
   mat_profiles: [],
   mat_addresses: ['mat_profiles'],
   mat_follow_edges: ['mat_profiles'],
+  mat_follower_counts: ['mat_follow_edges'],
   mat_path_counts: ['mat_follow_edges'],
   mat_path_budget: ['mat_path_counts'],
-  mat_fof_edges: ['mat_follow_edges', 'mat_path_budget'],
+  mat_fof_edges: ['mat_follow_edges', 'mat_follower_counts', 'mat_path_budget'],
   mat_first_hops: ['mat_follow_edges', 'mat_path_counts', 'mat_path_budget'],
   mat_follower_hops: ['mat_follow_edges', 'mat_path_counts', 'mat_path_budget'],
   mat_fof_forward: ['mat_fof_edges', 'mat_path_budget'],
@@ -56,7 +57,7 @@ export const WORKING_SET_READS = {
   mat_holdings: ['mat_addresses'],
   mat_collections: ['mat_holdings'],
   mat_collection_holders: ['mat_holdings', 'mat_collections'],
-  mat_collection_candidates: ['mat_collection_holders', 'mat_follow_edges'],
+  mat_collection_candidates: ['mat_collection_holders', 'mat_follower_counts'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type WorkingTable = keyof typeof WORKING_SET_READS;
@@ -111,6 +112,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_collection_holders: sql`
       INSERT INTO mat_collection_holders (snapshot_id, collection, pid)
       SELECT ${snapshotId}, collection, p FROM (${eligibleHoldingsSql(snapshotId, sql`SELECT pid AS p, chain_id, contract FROM mat_holdings WHERE snapshot_id = ${snapshotId}`)})`,
+    mat_follower_counts: followerCountsTableSql(snapshotId),
     mat_path_counts: pathCountsTableSql(snapshotId),
     mat_path_budget: pathBudgetSql(snapshotId, params),
     mat_fof_edges: fofEdgesSql(snapshotId, params),

@@ -63,6 +63,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_profiles: everywhere,
   mat_addresses: everywhere,
   mat_follow_edges: everywhere,
+  mat_follower_counts: everywhere,
   mat_social_follows: everywhere,
   mat_excluded_addresses: everywhere,
   mat_interactions: everywhere,
@@ -80,6 +81,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_path_budget: everywhere,
   mat_held_out_follows: everywhere,
   mat_path_weight_fit: everywhere,
+  mat_ranked: everywhere,
 };
 
 export interface ClusterTarget {
