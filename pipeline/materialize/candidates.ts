@@ -161,12 +161,9 @@ const SCORE_COLUMN: Record<number, string> = { 1: 'social_score', 2: 'counterpar
 function socialSql(snapshotId: number, callers: CallerFacts): SqlFragment {
   return sql`
     SELECT p, c, toUInt8(${SIGNAL.social}) AS signal, toFloat64(1) AS part, toUInt64(0) AS key
-    FROM (SELECT p, followee AS social_username FROM (${callers.socialFollows})) AS followed
-    ALL INNER JOIN
-    (
-        SELECT social_username, pid AS c FROM mat_profiles
-        WHERE snapshot_id = ${snapshotId} AND social_username != ''
-    ) AS handles USING social_username`;
+    -- The world's handles stream past the callers' follows, which are the side held in memory.
+    FROM (SELECT social_username, pid AS c FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND social_username != '') AS handles
+    ALL INNER JOIN (SELECT p, followee AS social_username FROM (${callers.socialFollows})) AS followed USING social_username`;
 }
 
 /**
@@ -182,8 +179,9 @@ function counterpartySql(snapshotId: number, callers: CallerFacts): SqlFragment 
     FROM
     (
         SELECT p, c, chain_id, sum(weight) AS chain_weight
-        FROM (SELECT p, counterparty AS address, chain_id, weight FROM (${callers.interactions})) AS interactions
-        ALL INNER JOIN (SELECT address, pid AS c FROM mat_addresses WHERE snapshot_id = ${snapshotId}) AS owners USING address
+        -- The world's addresses stream past the callers' interactions, which are the side held in memory.
+        FROM (SELECT address, pid AS c FROM mat_addresses WHERE snapshot_id = ${snapshotId}) AS owners
+        ALL INNER JOIN (SELECT p, counterparty AS address, chain_id, weight FROM (${callers.interactions})) AS interactions USING address
         GROUP BY p, c, chain_id
     )
     GROUP BY p, c`;
