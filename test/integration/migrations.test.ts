@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { migrate, readMigrations } from '../../shared/clickhouse/migrate.ts';
-import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
+import { createClickHouse } from '../../shared/clickhouse/client.ts';
+import { MIGRATIONS_DIR, migrate, readMigrations } from '../../shared/clickhouse/migrate.ts';
+import { splitStatements } from '../../shared/clickhouse/sql-statements.ts';
+import { identifier, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();
@@ -61,6 +63,34 @@ describe('migrations', () => {
     await writeFile(path.join(dir, '001_one.sql'), `-- revises: ${'0'.repeat(64)}\nSELECT 1;`);
     await expect(migrate(env.config, { database, dir })).rejects.toThrow(/001_one was changed after it was applied/);
     await env.ch.command(sql`DROP DATABASE ${identifier(database)}`);
+  });
+
+  it('counts the followers of a working set written before follower counts were kept, once (048)', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
+    const database = `${env.config.CLICKHOUSE_DATABASE}_048`;
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+    for (const file of files.filter((f) => f < '048')) await copyFile(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
+    await migrate(env.config, { database, dir });
+    const db = identifier(database);
+    // Snapshot 5's working set: profiles 1 and 3 follow 2, 1 follows 3.
+    await env.ch.command(sql`INSERT INTO ${db}.mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight) VALUES (5, 1, 2, 2, 0.5), (5, 3, 2, 1, 0.6), (5, 1, 3, 2, 0.5)`);
+    const counts = () =>
+      env.ch.query(sql`SELECT snapshot_id, pid, followers FROM ${db}.mat_follower_counts ORDER BY pid`, z.object({ snapshot_id: z.coerce.number(), pid: z.coerce.number(), followers: z.coerce.number() }));
+
+    await copyFile(path.join(MIGRATIONS_DIR, '048_follower_counts_and_ranked.sql'), path.join(dir, '048_follower_counts_and_ranked.sql'));
+    expect(await migrate(env.config, { database, dir })).toEqual(['048_follower_counts_and_ranked']);
+    const expected = [{ snapshot_id: 5, pid: 2, followers: 2 }, { snapshot_id: 5, pid: 3, followers: 1 }];
+    expect(await counts()).toEqual(expected);
+    // Run again, as after a crash before the migration was recorded: nothing counted twice.
+    const backfill = splitStatements(await readFile(path.join(MIGRATIONS_DIR, '048_follower_counts_and_ranked.sql'), 'utf8')).find((s) => s.startsWith('INSERT'))!;
+    const inDatabase = createClickHouse({ ...env.config, CLICKHOUSE_DATABASE: database });
+    try {
+      await inDatabase.command(new SqlFragment(backfill));
+    } finally {
+      await inDatabase.close();
+    }
+    expect(await counts()).toEqual(expected);
+    await env.ch.command(sql`DROP DATABASE ${db}`);
   });
 
   it('gives every column of every table a comment, for analysts', async () => {

@@ -122,7 +122,8 @@ describe('migrations', () => {
    * partition key) and marks the snapshots that pointed at the old rows dropped; 041
    * replaces three views (a view holds no rows: dropping and creating it again loses nothing);
    * 042, 046 and 047 reword column comments (setting one again changes nothing); 043-045 recreate
-   * working-set tables (every run rebuilds their rows) and reword comments.
+   * working-set tables (every run rebuilds their rows) and reword comments; 048 counts the
+   * followers of the working set a snapshot built before it keeps, once.
    */
   const NOT_CREATE: Record<string, RegExp[]> = {
     '010_materialization.sql': [/^DROP TABLE IF EXISTS recommendations$/, /^INSERT INTO recommendation_snapshots /],
@@ -133,6 +134,7 @@ describe('migrations', () => {
     '045_path_budget.sql': [/^DROP TABLE IF EXISTS (mat_first_hops|mat_follower_hops)$/, /^ALTER TABLE (mat_fof_edges|mat_fof_forward) COMMENT COLUMN (dst_rank|candidates) '/],
     '046_popular_padding.sql': [/^ALTER TABLE recommendations COMMENT COLUMN (score|fof_score) '/],
     '047_path_budget_and_weight.sql': [/^ALTER TABLE (recommendations|mat_follow_edges|mat_fof_edges) COMMENT COLUMN (fof_score|src_weight) '/],
+    '048_follower_counts_and_ranked.sql': [/^INSERT INTO mat_follower_counts /],
   };
 
   it.each(files)('%s splits into statements that each start with CREATE, but for the listed exceptions', (file) => {

@@ -21,6 +21,14 @@ ENGINE = MergeTree
 PARTITION BY snapshot_id
 ORDER BY pid;
 
+-- The working set a snapshot built before this migration keeps (on-demand lists read it until
+-- the next run) gets its counts here, once: a migration re-run after a crash adds none twice.
+INSERT INTO mat_follower_counts (snapshot_id, pid, followers)
+SELECT snapshot_id, dst, toUInt32(count())
+FROM mat_follow_edges
+WHERE snapshot_id NOT IN (SELECT snapshot_id FROM mat_follower_counts)
+GROUP BY snapshot_id, dst;
+
 CREATE TABLE IF NOT EXISTS mat_ranked
 (
     snapshot_id         UInt32   COMMENT 'Run',
