@@ -57,13 +57,15 @@ export async function computeBucket(
       ALL INNER JOIN (${callers}) AS callers USING p`,
     settings,
   );
-  await dropSnapshotPartitions(ch, ['mat_ranked'], snapshotId, bucket);
   // On a cluster the insert reached one replica per shard: until the others have fetched it,
   // a read through the Distributed table may be answered by one that has not, and the
   // padding would take the bucket's callers' lists for short (measured by cluster:check: a
   // tenth more rows than the single server), as the publish would miss their lists.
   await awaitReplication(ch, ['recommendations']);
-  await ch.command(popularPaddingSql(snapshotId, { bucket, callers, followees: facts.followees }, params), settings);
+  // The filler reads the ranked pairs by dense ids, before they are dropped.
+  const listed = sql`SELECT p, c FROM mat_ranked WHERE snapshot_id = ${snapshotId} AND bucket = ${bucket}`;
+  await ch.command(popularPaddingSql(snapshotId, { bucket, callers, followees: facts.followees, listed }, params), settings);
+  await dropSnapshotPartitions(ch, ['mat_ranked'], snapshotId, bucket);
   await awaitReplication(ch, ['recommendations']);
   const [row] = await ch.query(
     sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations

@@ -68,7 +68,16 @@ export async function computeOnDemand(
     );
   }
   // Filled up as a nightly list is; a list that is full, or was filled already, gets nothing more.
-  const target = { bucket: ON_DEMAND_BUCKET, callers: sql`SELECT toUInt32(${pid}) AS p, ${profileId} AS profile_id`, followees: facts.followees };
+  const target = {
+    bucket: ON_DEMAND_BUCKET,
+    callers: sql`SELECT toUInt32(${pid}) AS p, ${profileId} AS profile_id`,
+    followees: facts.followees,
+    // Its rows may come from an earlier attempt: read back from recommendations, by dense ids.
+    listed: sql`
+      SELECT toUInt32(${pid}) AS p, pid AS c FROM mat_profiles
+      WHERE snapshot_id = ${snapshotId} AND profile_id IN
+            (SELECT candidate_id FROM recommendations WHERE snapshot_id = ${snapshotId} AND bucket = ${ON_DEMAND_BUCKET} AND profile_id = ${profileId})`,
+  };
   await ch.command(popularPaddingSql(snapshotId, target, params), settings);
   const after = await listedRows(ch, snapshotId, profileId);
   return { rows: after.onDemand, computed: listed.onDemand === 0 };

@@ -24,12 +24,14 @@ const SPARE = 200;
 
 /**
  * Whose lists to fill: the profiles (p, profile_id) whose rows a bucket holds (a nightly one,
- * bucket.ts, or the on-demand one, cold-start.ts), and whom they follow (p, f).
+ * bucket.ts, or the on-demand one, cold-start.ts), whom they follow (p, f), and whom their
+ * lists hold already (p, c), by dense ids.
  */
 export interface PaddingTarget {
   bucket: number;
   callers: SqlFragment;
   followees: SqlFragment;
+  listed: SqlFragment;
 }
 
 export function popularPaddingSql(snapshotId: number, target: PaddingTarget, params: ScoringParams): SqlFragment {
@@ -73,7 +75,7 @@ function paddingSql(snapshotId: number, target: PaddingTarget, params: ScoringPa
             ) AS most_followed
         )
         ARRAY JOIN popular AS key
-        WHERE ${c} != p AND bitShiftLeft(toUInt64(p), 32) + ${c} NOT IN (${takenSql(snapshotId, target, shortLists)})
+        WHERE ${c} != p AND bitShiftLeft(toUInt64(p), 32) + ${c} NOT IN (${takenSql(target, shortLists)})
         GROUP BY profile_id, listed
     )
     ARRAY JOIN kept AS key, arrayEnumerate(kept) AS place`;
@@ -96,23 +98,9 @@ function shortListsSql(snapshotId: number, target: PaddingTarget, params: Scorin
 }
 
 /** Pairs p << 32 | c no filler may be: whom a short list's profile follows, and whom its list holds. */
-function takenSql(snapshotId: number, target: PaddingTarget, shortLists: SqlFragment): SqlFragment {
-  const of = sql`snapshot_id = ${snapshotId}`;
+function takenSql(target: PaddingTarget, shortLists: SqlFragment): SqlFragment {
   return sql`
     SELECT ${pairKey('p', 'f')} FROM (${target.followees})
     UNION ALL
-    SELECT ${pairKey('p', 'c')}
-    FROM
-    (
-        SELECT p, candidate_id
-        FROM
-        (
-            -- GLOBAL: on a cluster recommendations is Distributed, and so is the set's own read
-            -- of it; the set is made once and sent along (on one server, the same as IN).
-            SELECT profile_id, candidate_id FROM recommendations
-            WHERE ${of} AND bucket = ${target.bucket} AND profile_id GLOBAL IN (SELECT profile_id FROM (${shortLists}))
-        ) AS listed
-        ALL INNER JOIN (${target.callers}) AS callers USING profile_id
-    ) AS listed_by_pid
-    ALL INNER JOIN (SELECT profile_id AS candidate_id, pid AS c FROM mat_profiles WHERE ${of}) AS candidates USING candidate_id`;
+    SELECT ${pairKey('p', 'c')} FROM (${target.listed}) WHERE p IN (SELECT p FROM (${shortLists}))`;
 }
