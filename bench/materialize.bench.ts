@@ -17,8 +17,10 @@
  * configured memory cap (MATERIALIZE_MAX_MEMORY_BYTES).
  *
  *   BENCH_SIZES=10000,100000,1000000  BENCH_APP_FOLLOW_SCALE=9 (about 50 follows each)
+ *   BENCH_ENGINE=chdb: the same on current ClickHouse (the engine production runs), through
+ *   chdb's HTTP front (test/support/chdb-http.ts), which runs one statement at a time
  */
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pino } from 'pino';
 import { z } from 'zod';
@@ -61,6 +63,8 @@ interface SizeResult {
 }
 
 const { work, stack, shutdown } = await startBenchStack('materialize');
+const engine = await startEngine(z.enum(['clickhouse-server', 'chdb']).parse(process.env.BENCH_ENGINE ?? 'clickhouse-server'));
+console.log(`engine: ${engine.name}, ClickHouse ${await engineVersion(engine.url)}`);
 const results: SizeResult[] = [];
 try {
   for (const profiles of SIZES) {
@@ -80,6 +84,7 @@ try {
       await rm(dir, { recursive: true, force: true });
       const baselineSeconds = await timeInputPass(ch);
       const redisBefore = await redisUsedMemory(config);
+      await engine.resetPeakMemory();
       const prime = await primeMirrors(config, ch);
       const primeSeconds = prime.seconds;
       console.log(
@@ -87,6 +92,7 @@ try {
           `peak ${(prime.peakMemoryBytes / 1e9).toFixed(2)} GB: a weekly full re-sync inside a run reads as much`,
       );
       const redisPrimed = await redisUsedMemory(config);
+      await engine.resetPeakMemory();
       const run = await timeRun(config);
       const peakMemoryBytes = await peakMemory(ch, run.window);
       await printStorage(ch, config, profiles, { mirrors: redisPrimed - redisBefore, lists: (await redisUsedMemory(config)) - redisPrimed });
@@ -116,13 +122,13 @@ try {
   for (const r of results.filter((r) => r.profiles === 100_000)) {
     console.log(`\n100 k profiles: run ${r.seconds.toFixed(1)} s   target < 60 s  ${r.seconds < 60 ? 'MET' : 'NOT MET'}  (one pass over the inputs ${r.baselineSeconds.toFixed(1)} s in the same run)`);
   }
-  console.log(`reproduce: BENCH_SIZES=${SIZES.join(',')} BENCH_APP_FOLLOW_SCALE=${APP_FOLLOW_SCALE} npm run bench:materialize`);
+  console.log(`reproduce: BENCH_SIZES=${SIZES.join(',')} BENCH_APP_FOLLOW_SCALE=${APP_FOLLOW_SCALE} BENCH_ENGINE=${process.env.BENCH_ENGINE ?? 'clickhouse-server'} npm run bench:materialize`);
 } finally {
   await shutdown.run();
 }
 
 function configFor(database: string): Config {
-  return parseConfig({ ...process.env, CLICKHOUSE_URL: stack.clickhouseUrl, REDIS_URL: stack.redisUrl, CLICKHOUSE_DATABASE: database, QUEUE_PREFIX: database, LOG_LEVEL: 'warn' });
+  return parseConfig({ ...process.env, CLICKHOUSE_URL: engine.url, REDIS_URL: stack.redisUrl, CLICKHOUSE_DATABASE: database, QUEUE_PREFIX: database, LOG_LEVEL: 'warn' });
 }
 
 async function timeInputPass(ch: ClickHouse): Promise<number> {
@@ -238,6 +244,7 @@ async function printStorage(ch: ClickHouse, config: Config, profiles: number, se
  * window: the bench's server runs nothing else, and query_log on 18.16 has no database column.
  */
 async function peakMemory(ch: ClickHouse, [from, to]: [number, number]): Promise<number> {
+  if (engine.peakMemory) return engine.peakMemory();
   await ch.command(sql`SYSTEM FLUSH LOGS`);
   const [row] = await ch.query(
     sql`SELECT max(memory_usage) AS peak FROM system.query_log
@@ -245,6 +252,44 @@ async function peakMemory(ch: ClickHouse, [from, to]: [number, number]): Promise
     z.object({ peak: z.coerce.number() }),
   );
   return row?.peak ?? 0;
+}
+
+interface BenchEngine {
+  name: string;
+  url: string;
+  /** Starts the span peakMemory reads, where the engine has no query_log. */
+  resetPeakMemory(): Promise<void>;
+  peakMemory?: () => Promise<number>;
+}
+
+/**
+ * The stack's clickhouse-server, or chdb (current ClickHouse) behind its HTTP front. chdb
+ * keeps no query_log, so its peak is the peak resident set of its process since the last
+ * reset ("5" into clear_refs: proc(5)), the front's Node heap included.
+ */
+async function startEngine(kind: 'clickhouse-server' | 'chdb'): Promise<BenchEngine> {
+  if (kind === 'clickhouse-server') {
+    return { name: 'clickhouse-server', url: stack.clickhouseUrl, resetPeakMemory: async () => {} };
+  }
+  const { startChdb } = await import('../test/support/chdb-server.ts');
+  const chdb = await startChdb(path.join(work, 'chdb'));
+  shutdown.add('chdb', () => chdb.stop());
+  return {
+    name: `chdb (one statement at a time; peak memory is the process's resident set)`,
+    url: chdb.url,
+    resetPeakMemory: () => writeFile(`/proc/${chdb.pid}/clear_refs`, '5'),
+    peakMemory: async () => 1024 * Number(/^VmHWM:\s+(\d+) kB/m.exec(await readFile(`/proc/${chdb.pid}/status`, 'utf8'))?.[1]),
+  };
+}
+
+async function engineVersion(url: string): Promise<string> {
+  const ch = createClickHouse(parseConfig({ ...process.env, CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: 'default', LOG_LEVEL: 'warn' }));
+  try {
+    const [row] = await ch.query(sql`SELECT version() AS version`, z.object({ version: z.string() }));
+    return row!.version;
+  } finally {
+    await ch.close();
+  }
 }
 
 function printTable(rows: SizeResult[]): void {
