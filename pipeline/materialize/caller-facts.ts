@@ -32,18 +32,31 @@ export function notFollowedBackSql(callers: Pick<CallerFacts, 'followees' | 'fol
   return sql`SELECT p, c FROM (${callers.followers}) WHERE ${pairKey('p', 'c')} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
 }
 
-/** (f, degree): how many each of `profiles` follows, for those who follow anyone. */
-export function degreesSql(snapshotId: number, profiles: SqlFragment): SqlFragment {
+/**
+ * Whom callers follow and who follows them; `everyProfile` when the callers are the whole
+ * graph (the working set), whose lookups need not be narrowed to the profiles they touch.
+ */
+export type Follows = Pick<CallerFacts, 'followees' | 'followers'> & { everyProfile?: true };
+
+/**
+ * (f, degree): how many each of `profiles` follows, for those who follow anyone. For the
+ * whole graph, every profile's: it touches nearly all of them, and the set of those it
+ * touches costs more to build than it saves (in a 100 k world 2.35 s against 0.10 s, for the
+ * followers not followed back).
+ */
+export function degreesSql(snapshotId: number, follows: Follows, profiles: SqlFragment): SqlFragment {
+  const only = follows.everyProfile ? sql`` : sql`AND src IN (${profiles})`;
   return sql`
     SELECT src AS f, any(src_degree) AS degree FROM mat_follow_edges
-    WHERE snapshot_id = ${snapshotId} AND src IN (${profiles})
+    WHERE snapshot_id = ${snapshotId} ${only}
     GROUP BY src`;
 }
 
 /** The whole app follow graph of a run as every caller's followees and followers. */
-export function everyFollowSql(snapshotId: number): Pick<CallerFacts, 'followees' | 'followers'> {
+export function everyFollowSql(snapshotId: number): Follows {
   return {
     followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
     followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}`,
+    everyProfile: true,
   };
 }

@@ -22,11 +22,11 @@ import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
 import { pathsPerProfileSql } from './path-budget.ts';
 import { pathWeightSql } from './path-weight.ts';
-import { degreesSql, notFollowedBackSql, pairKey, type CallerFacts } from './caller-facts.ts';
+import { degreesSql, notFollowedBackSql, pairKey, type CallerFacts, type Follows } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** The callers the hops are worked out for: their follows, and (p) those of them who get every path (path-budget.ts). */
-export type HopCallers = Pick<CallerFacts, 'followees' | 'followers'> & { exact: SqlFragment };
+export type HopCallers = Follows & { exact: SqlFragment };
 
 /** People the caller follows follow the candidate: the forward paths, then the paths back. */
 export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
@@ -111,7 +111,7 @@ export function followerHopsSql(snapshotId: number, callers: HopCallers, params:
                arraySort(groupArray(bitShiftLeft(toUInt64(degree), 32) + f)) AS hops,
                arrayJoin(if(exact, hops, arraySlice(hops, 1, ${params.fof.viaFollowers}))) AS hop
         FROM (SELECT p, c AS f FROM (${notFollowedBackSql(callers)})) AS following
-        ALL INNER JOIN (${degreesSql(snapshotId, sql`SELECT c FROM (${notFollowedBackSql(callers)})`)}) AS degrees USING f
+        ALL INNER JOIN (${degreesSql(snapshotId, callers, sql`SELECT c FROM (${notFollowedBackSql(callers)})`)}) AS degrees USING f
         GROUP BY p
     )`;
 }
@@ -149,7 +149,7 @@ export function firstHopsSql(snapshotId: number, callers: HopCallers, params: Sc
         ) AS followed
         ALL INNER JOIN
         (
-            SELECT f, degree AS followee_degree FROM (${degreesSql(snapshotId, sql`SELECT f FROM (${callers.followees})`)})
+            SELECT f, degree AS followee_degree FROM (${degreesSql(snapshotId, callers, sql`SELECT f FROM (${callers.followees})`)})
         ) AS degrees USING f
         GROUP BY p
     )`;

@@ -14,22 +14,22 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { degreesSql, everyFollowSql, notFollowedBackSql, type CallerFacts } from './caller-facts.ts';
+import { degreesSql, everyFollowSql, notFollowedBackSql, type Follows } from './caller-facts.ts';
 import { readRunRow, runValueSql } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** (p, paths): each caller's friend-of-friend paths in all, counted without bounds. */
-function pathCountsSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>): SqlFragment {
+function pathCountsSql(snapshotId: number, callers: Follows): SqlFragment {
   const hops = sql`SELECT p, f FROM (${callers.followees}) UNION ALL SELECT p, c AS f FROM (${notFollowedBackSql(callers)})`;
   return sql`
     SELECT p, sum(degree) AS paths
     FROM (${hops}) AS hops
-    ALL INNER JOIN (${degreesSql(snapshotId, sql`SELECT f FROM (${hops})`)}) AS degrees USING f
+    ALL INNER JOIN (${degreesSql(snapshotId, callers, sql`SELECT f FROM (${hops})`)}) AS degrees USING f
     GROUP BY p`;
 }
 
 /** (p): the callers whose paths in all number at most `paths`: they get every one (for an on-demand list). */
-export function exactCallersSql(snapshotId: number, callers: Pick<CallerFacts, 'followees' | 'followers'>, paths: SqlFragment): SqlFragment {
+export function exactCallersSql(snapshotId: number, callers: Follows, paths: SqlFragment): SqlFragment {
   return sql`SELECT p FROM (${pathCountsSql(snapshotId, callers)}) WHERE paths <= ${paths}`;
 }
 
