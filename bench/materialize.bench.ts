@@ -94,7 +94,7 @@ try {
       const redisPrimed = await redisUsedMemory(config);
       await engine.resetPeakMemory();
       const run = await timeRun(config);
-      const peakMemoryBytes = await peakMemory(ch, run.window);
+      const peakMemoryBytes = await engine.peakMemory(ch, run.window);
       await printStorage(ch, config, profiles, { mirrors: redisPrimed - redisBefore, lists: (await redisUsedMemory(config)) - redisPrimed });
       const result: SizeResult = {
         profiles,
@@ -174,7 +174,7 @@ async function primeMirrors(config: Config, ch: ClickHouse): Promise<{ seconds: 
     const result = await syncMirrors(ch, writer, { marginSeconds: 0, fullSyncEverySeconds: 0, querySettings: materializeQuerySettings(config) });
     if (!result.full || !result.committed) throw new Error(`priming the mirrors did not complete a full re-sync: ${JSON.stringify(result)}`);
     const seconds = (performance.now() - started) / 1000;
-    return { seconds, peakMemoryBytes: await peakMemory(ch, [startedAt, Math.ceil(Date.now() / 1000)]) };
+    return { seconds, peakMemoryBytes: await engine.peakMemory(ch, [startedAt, Math.ceil(Date.now() / 1000)]) };
   } finally {
     await writer.close();
   }
@@ -240,11 +240,11 @@ async function printStorage(ch: ClickHouse, config: Config, profiles: number, se
 }
 
 /**
- * The most memory any statement of the run took (they run with log_queries = 1). By time
- * window: the bench's server runs nothing else, and query_log on 18.16 has no database column.
+ * On clickhouse-server, the most memory any statement of the span took (they run with
+ * log_queries = 1). By time window: the bench's server runs nothing else, and query_log on
+ * 18.16 has no database column.
  */
-async function peakMemory(ch: ClickHouse, [from, to]: [number, number]): Promise<number> {
-  if (engine.peakMemory) return engine.peakMemory();
+async function queryLogPeak(ch: ClickHouse, [from, to]: [number, number]): Promise<number> {
   await ch.command(sql`SYSTEM FLUSH LOGS`);
   const [row] = await ch.query(
     sql`SELECT max(memory_usage) AS peak FROM system.query_log
@@ -257,9 +257,10 @@ async function peakMemory(ch: ClickHouse, [from, to]: [number, number]): Promise
 interface BenchEngine {
   name: string;
   url: string;
-  /** Starts the span peakMemory reads, where the engine has no query_log. */
+  /** Starts the span that peakMemory measures. */
   resetPeakMemory(): Promise<void>;
-  peakMemory?: () => Promise<number>;
+  /** The most memory the engine took in the span (`window`: its start and end, unix seconds). */
+  peakMemory(ch: ClickHouse, window: [number, number]): Promise<number>;
 }
 
 /**
@@ -269,7 +270,7 @@ interface BenchEngine {
  */
 async function startEngine(kind: 'clickhouse-server' | 'chdb'): Promise<BenchEngine> {
   if (kind === 'clickhouse-server') {
-    return { name: 'clickhouse-server', url: stack.clickhouseUrl, resetPeakMemory: async () => {} };
+    return { name: 'clickhouse-server', url: stack.clickhouseUrl, resetPeakMemory: async () => {}, peakMemory: queryLogPeak };
   }
   const { startChdb } = await import('../test/support/chdb-server.ts');
   const chdb = await startChdb(path.join(work, 'chdb'));
