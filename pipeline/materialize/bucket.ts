@@ -1,9 +1,9 @@
 /**
  * One bucket of a nightly run: the recommendations of every profile whose dense id is
- * `bucket` modulo `buckets`: ranked by dense ids into mat_ranked, then named into
- * recommendations, two INSERT ... SELECTs. Each bucket writes its own partition
- * (snapshot_id, bucket) of both, which a retried attempt drops first: a bucket is written
- * whole exactly once, however often its job runs.
+ * `bucket` modulo `buckets`: its profiles' follows copied into mat_bucket_follows, their
+ * lists ranked by dense ids into mat_ranked, then named into recommendations. Each bucket
+ * writes its own partition (snapshot_id, bucket) of all three, which a retried attempt
+ * drops first: a bucket is written whole exactly once, however often its job runs.
  */
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
@@ -15,6 +15,11 @@ import { popularPaddingSql } from './popular-padding.ts';
 import { RANKED_COLUMNS, RANKED_ID_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
+
+/** A bucket's own rows until its lists are written: dropped then, or by its retry first. */
+const SCRATCH_TABLES = ['mat_bucket_follows', 'mat_ranked'];
+/** Every table a bucket writes its own partition (snapshot_id, bucket) of. */
+export const BUCKET_TABLES = ['recommendations', ...SCRATCH_TABLES] as const;
 
 export interface BucketResult {
   bucket: number;
@@ -35,10 +40,18 @@ export async function computeBucket(
   params: ScoringParams,
   settings: QuerySettings,
 ): Promise<BucketResult> {
-  await dropSnapshotPartitions(ch, ['recommendations', 'mat_ranked'], snapshotId, bucket);
+  await dropSnapshotPartitions(ch, BUCKET_TABLES, snapshotId, bucket);
   const slice = bucketSlice(snapshotId, bucket, buckets);
   const callers = sql`SELECT pid AS p, profile_id FROM mat_profiles WHERE ${slice('pid')}`;
-  const facts = bucketFacts(slice);
+  // The ranking reads the callers' followees and followers a dozen times (migration 049).
+  await ch.command(
+    sql`
+      INSERT INTO mat_bucket_follows (snapshot_id, bucket, src, dst)
+      SELECT ${snapshotId}, ${bucket}, src, dst FROM mat_follow_edges
+      WHERE snapshot_id = ${snapshotId} AND (src % ${buckets} = ${bucket} OR dst % ${buckets} = ${bucket})`,
+    settings,
+  );
+  const facts = bucketFacts(slice, bucket);
   // Ranked first, named apart (migration 048): the ranking's aggregation runs without the
   // lookups from dense ids to names beside it, and the naming looks up only the ranked ids.
   await ch.command(
@@ -65,7 +78,7 @@ export async function computeBucket(
   // The filler reads the ranked pairs by dense ids, before they are dropped.
   const listed = sql`SELECT p, c FROM mat_ranked WHERE snapshot_id = ${snapshotId} AND bucket = ${bucket}`;
   await ch.command(popularPaddingSql(snapshotId, { bucket, callers, followees: facts.followees, listed }, params), settings);
-  await dropSnapshotPartitions(ch, ['mat_ranked'], snapshotId, bucket);
+  await dropSnapshotPartitions(ch, SCRATCH_TABLES, snapshotId, bucket);
   await awaitReplication(ch, ['recommendations']);
   const [row] = await ch.query(
     sql`SELECT count() AS rows, uniqExact(profile_id) AS profiles FROM recommendations
@@ -75,11 +88,11 @@ export async function computeBucket(
   return { bucket, rows: row?.rows ?? 0, profiles: row?.profiles ?? 0 };
 }
 
-/** The bucket's callers' facts: their slice of the working set. */
-function bucketFacts(slice: (column: string) => SqlFragment): CallerFacts {
+/** The bucket's callers' facts: their slice of the working set, their follows from the bucket's own copy. */
+function bucketFacts(slice: (column: string) => SqlFragment, bucket: number): CallerFacts {
   return {
-    followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
-    followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,
+    followees: sql`SELECT src AS p, dst AS f FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('src')}`,
+    followers: sql`SELECT dst AS p, src AS c FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('dst')}`,
     followerHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_follower_hops WHERE ${slice('p')}`,
     firstHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_first_hops WHERE ${slice('p')}`,
     socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,

@@ -11,13 +11,14 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { BUCKET_TABLES } from './bucket.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
 import { WORKING_TABLES } from './working-set.ts';
 
 export type SnapshotStatus = 'building' | 'ready' | 'failed' | 'dropped';
 
 /** Tables written under a snapshot id (partitioned by it), all dropped with the snapshot. */
-export const SNAPSHOT_TABLES = ['recommendations', 'mat_ranked', 'profile_tags', ...WORKING_TABLES] as const;
+export const SNAPSHOT_TABLES = [...BUCKET_TABLES, 'profile_tags', ...WORKING_TABLES] as const;
 
 const snapshotRow = z.object({
   snapshot_id: z.coerce.number(),

@@ -82,6 +82,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_held_out_follows: everywhere,
   mat_path_weight_fit: everywhere,
   mat_ranked: everywhere,
+  mat_bucket_follows: everywhere,
 };
 
 export interface ClusterTarget {

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { MATERIALIZE_STEPS_QUEUE } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
@@ -99,21 +99,32 @@ describe('nightly materialization', () => {
     expect(b).toEqual(a);
   });
 
-  it('rewrites a retried bucket instead of adding to it, and keeps no ranked rows once they are named', async () => {
+  it('rewrites a retried bucket instead of adding to it, and keeps no ranked rows or copied follows once the lists are named', async () => {
     const [serving] = (await listSnapshots(env.ch)).filter((s) => s.status === 'ready').slice(-1);
     const snapshotId = serving!.snapshot_id;
     const before = await rowsIn(snapshotId);
+    const mine = await listOf(snapshotId, 'p_me');
     const params = scoringParams(env.config);
     await computeBucket(env.ch, snapshotId, 0, 1, params, materializeQuerySettings(env.config));
-    // An attempt that died between ranking and naming left its ranked rows (here, one more than any list has).
+    // An attempt that died between ranking and naming left its rows: a ranked row (one more
+    // than any list has), and a copied follow from p_me to its first candidate, which would
+    // take that candidate off p_me's list if the retry read it.
+    const pidOf = async (profileId: string) =>
+      (await env.ch.query(sql`SELECT pid FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND profile_id = ${profileId}`, z.object({ pid: z.coerce.number() })))[0]!.pid;
     await env.ch.command(sql`
       INSERT INTO mat_ranked (snapshot_id, bucket, p, rank, c, score, reason_kind, reason_chain_id, subject_pid, subject_collection,
                               social_score, counterparty_score, nft_score, fof_score)
       VALUES (${snapshotId}, 0, 1, 999, 2, 9, 4, 0, 0, 0, 0, 0, 0, 9)`);
+    await env.ch.command(sql`
+      INSERT INTO mat_bucket_follows (snapshot_id, bucket, src, dst)
+      VALUES (${snapshotId}, 0, ${await pidOf('p_me')}, ${await pidOf(mine[0]!.candidate_id)})`);
     await computeBucket(env.ch, snapshotId, 0, 1, params, materializeQuerySettings(env.config));
     expect(await rowsIn(snapshotId)).toBe(before);
-    const [ranked] = await env.ch.query(sql`SELECT count() AS n FROM mat_ranked WHERE snapshot_id = ${snapshotId}`, z.object({ n: z.coerce.number() }));
-    expect(ranked!.n).toBe(0);
+    expect(await listOf(snapshotId, 'p_me')).toEqual(mine);
+    for (const table of ['mat_ranked', 'mat_bucket_follows']) {
+      const [left] = await env.ch.query(sql`SELECT count() AS n FROM ${identifier(table)} WHERE snapshot_id = ${snapshotId}`, z.object({ n: z.coerce.number() }));
+      expect(left!.n, table).toBe(0);
+    }
   });
 
   it('names the signal with the largest weighted part as the reason', async () => {
