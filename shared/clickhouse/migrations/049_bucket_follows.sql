@@ -2,7 +2,7 @@
 -- every follow from or to one of its profiles, copied out of mat_follow_edges once when the
 -- bucket starts. The ranking reads its profiles' followees and followers a dozen times; each
 -- read of mat_follow_edges was a scan of the whole run's follows filtered by dense id modulo
--- the bucket count (100 k profiles: 5 M follows, about a second of each bucket's ranking).
+-- the bucket count (100 k profiles: 5 M follows, about a tenth of each bucket's ranking).
 -- A bucket's rows are dropped once its lists are written; a bucket that died in between
 -- leaves them to its retry, which drops them first, or to retention.
 
