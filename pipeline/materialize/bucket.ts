@@ -48,7 +48,7 @@ export async function computeBucket(
     sql`
       INSERT INTO mat_bucket_follows (snapshot_id, bucket, src, dst)
       SELECT ${snapshotId}, ${bucket}, src, dst FROM mat_follow_edges
-      WHERE snapshot_id = ${snapshotId} AND (src % ${buckets} = ${bucket} OR dst % ${buckets} = ${bucket})`,
+      WHERE (${slice('src')}) OR (${slice('dst')})`,
     settings,
   );
   const facts = bucketFacts(slice, bucket);
