@@ -20,11 +20,11 @@ export interface HoldoutSplit {
 }
 
 /**
- * Directed follows and, where the graph gives every edge a time, each follow's place in time:
- * 1 for the earliest, equal times equal (a pair's two directions share its time). The run
- * is given these as follow times, so that its fit holds out each profile's newest follows
- * (path-weight-fit.ts) as it would in production; a rank, not the file's number, is always
- * a valid time.
+ * Directed follows and, where the split hides by time (or is given) and the graph gives every
+ * edge a time, each follow's place in time: 1 for the earliest, equal times equal (a pair's
+ * two directions share its time). The run is given these as follow times, so that its fit
+ * holds out each profile's newest follows (path-weight-fit.ts) and its newest followers count
+ * as they would in production; a rank, not the file's number, is always a valid time.
  */
 export interface TrainingFollows {
   from: Uint32Array;
@@ -34,14 +34,16 @@ export interface TrainingFollows {
 
 /**
  * Hides each edge (each pair) with probability `fraction`, decided by a hash of (seed,
- * from, to): the same seed hides the same edges whatever the order of the file.
+ * from, to): the same seed hides the same edges whatever the order of the file. The run is
+ * not given times: what it is asked to find is scattered over the graph's history, not its
+ * newest follows, which is what times prepare a run for.
  */
 export function randomSplit(graph: FollowGraph, fraction: number, seed: number): HoldoutSplit {
   const key = seedOf(seed);
   const stream = streamKey('holdout');
   const hide = new Uint8Array(graph.from.length);
   for (let i = 0; i < hide.length; i++) hide[i] = hashFloat(key, stream, graph.from[i]!, graph.to[i]!) < fraction ? 1 : 0;
-  return splitBy(graph, hide);
+  return splitBy({ ...graph, time: undefined }, hide);
 }
 
 /**

@@ -104,7 +104,16 @@ describe('holdout splits', () => {
     // 0: round(0.5 x 4) = 2 newest, 2 (40) and 4 (30); 5: round(0.5 x 1) = 1, its only follow.
     expect(split.hidden).toEqual(new Map([[0, new Set([2, 4])], [5, new Set([1])]]));
     expect([...split.train.to]).toEqual([1, 3]);
+    // The kept follows' times as ranks among all five: 10 is the 1st, 20 the 2nd.
+    expect([...split.train.timeRank!]).toEqual([1, 2]);
     expect(() => timeSplit(graph, 0.5, 1)).toThrow(/needs a time on every edge/);
+  });
+
+  it('random: gives the run no times, since what it hides is not the newest', () => {
+    const timed: FollowGraph = { nodeIds: ['0', '1', '2'], from: Uint32Array.from([0, 1]), to: Uint32Array.from([1, 2]), time: Float64Array.from([10, 20]), undirected: false };
+    const split = randomSplit(timed, 0, 1);
+    expect([...split.train.to]).toEqual([1, 2]);
+    expect(split.train.timeRank).toBeUndefined();
   });
 
   it('given: trains on one file and hides the other\'s follows that training does not have', () => {
