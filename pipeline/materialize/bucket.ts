@@ -93,6 +93,7 @@ function bucketFacts(slice: (column: string) => SqlFragment, bucket: number): Ca
   return {
     followees: sql`SELECT src AS p, dst AS f FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('src')}`,
     followers: sql`SELECT dst AS p, src AS c FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('dst')}`,
+    newFollowers: sql`SELECT dst AS p, src AS c FROM mat_new_followers WHERE ${slice('dst')}`,
     followerHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_follower_hops WHERE ${slice('p')}`,
     firstHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_first_hops WHERE ${slice('p')}`,
     socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,

@@ -10,6 +10,8 @@ export interface CallerFacts {
   followees: SqlFragment;
   /** (p, c): who follows the callers in the app (dense ids). */
   followers: SqlFragment;
+  /** (p, c): those of them who began following after the caller's newest follow of its own (migration 050). */
+  newFollowers: SqlFragment;
   /** (p, f, degree, exact, passes_on): the followees their friends of friends come through, whether p gets every path, and how many f passes on (friends-of-friends.ts firstHopsSql). */
   firstHops: SqlFragment;
   /** (p, f, degree, exact, passes_on): the followers whose followees they may know too (friends-of-friends.ts followerHopsSql). */

@@ -118,7 +118,8 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
                -- Whom the reason names: a path's middle (followees before followers), else the
                -- candidate itself, who follows the caller (key 1 << 63 | c).
                minIf(key, signal = ${SIGNAL.fof} OR signal = ${FOLLOWS_YOU}) AS fof_key,
-               paths + if(bitTest(signals, ${FOLLOWS_YOU}), ${followsYou}, 0) AS fof_score,
+               -- A follower the caller has not had the chance to follow back counts twice (migration 050).
+               paths + if(bitTest(signals, ${FOLLOWS_YOU}), ${followsYou}, 0) + if(bitTest(signals, ${NEW_FOLLOWER}), ${followsYou}, 0) AS fof_score,
                round(social_score * ${w.social} + counterparty_score * ${w.counterparty}
                      + nft_score * ${w.nft} + fof_score * ${w.fof}, 9) AS score
         FROM
@@ -146,8 +147,9 @@ function combinedSql(snapshotId: number, callers: CallerFacts, params: ScoringPa
     )`;
 }
 
-/** The evidence pseudo-signal "the candidate follows the caller" (see friendsOfFriendsSql). */
+/** The evidence pseudo-signals "the candidate follows the caller" (see friendsOfFriendsSql), and began after the caller's newest follow. */
 const FOLLOWS_YOU = 5;
+const NEW_FOLLOWER = 6;
 const SCORE_COLUMN: Record<number, string> = { 1: 'social_score', 2: 'counterparty_score', 3: 'nft_score', 4: 'fof_score' };
 
 /*
@@ -210,10 +212,14 @@ function nftSql(snapshotId: number, callers: CallerFacts): SqlFragment {
  * follow graph has where follows are returned, and the run fits how much it is worth
  * (scoring-fit.ts). Their reason names a friend-of-friend path's middle when there is one;
  * otherwise the candidate itself ("Followed by <candidate>": the fourth reason form, with the
- * candidate as the user who follows).
+ * candidate as the user who follows). A follower who began after the caller's newest follow of
+ * its own is the likeliest to be followed back next, and counts twice.
  */
 function followsYouSql(callers: CallerFacts): SqlFragment {
   return sql`
     SELECT p, c, toUInt8(${FOLLOWS_YOU}) AS signal, toFloat64(0) AS part, bitShiftLeft(toUInt64(1), 63) + c AS key
-    FROM (${callers.followers})`;
+    FROM (${callers.followers})
+    UNION ALL
+    SELECT p, c, toUInt8(${NEW_FOLLOWER}) AS signal, toFloat64(0) AS part, bitShiftLeft(toUInt64(1), 63) + c AS key
+    FROM (${callers.newFollowers})`;
 }

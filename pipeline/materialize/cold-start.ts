@@ -104,6 +104,7 @@ function liveFacts(
   const hopCallers = { ...follows, exact: exactCallersSql(snapshotId, follows, pathsPerProfileSql(snapshotId, params)) };
   return {
     ...follows,
+    newFollowers: followersSql(snapshotId, profileId, pid, true),
     firstHops: firstHopsSql(snapshotId, hopCallers, params),
     followerHops: followerHopsSql(snapshotId, hopCallers, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),

@@ -9,7 +9,8 @@
  *
  * So the run asks its own follows. It holds out the newest tenth (at least one) of the
  * follows of up to REC_FIT_HELD_OUT profiles (heldOutFollowsSql), each with its return, ranks
- * every path of their candidates both ways on what is left, with the follows-you weight as the lists have it, and
+ * every path of their candidates both ways on what is left, with the follows-you weight once for every follower (new
+ * followers, whom the lists count twice, are not told apart: both weights rank followers alike), and
  * counts the held-out follows each ranking puts in its first REC_FIT_PLACES. It weighs by
  * resource allocation only when the follows that only it finds outnumber those only
  * Adamic-Adar finds by more than twice the square root of both together (a sign test at about

@@ -40,6 +40,7 @@ export const WORKING_SET_READS = {
   mat_profiles: [],
   mat_addresses: ['mat_profiles'],
   mat_follow_edges: ['mat_profiles'],
+  mat_new_followers: ['mat_profiles'],
   mat_follower_counts: ['mat_follow_edges'],
   mat_path_counts: ['mat_follow_edges'],
   mat_path_budget: ['mat_path_counts'],
@@ -97,6 +98,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_profiles: profilesSql(snapshotId),
     mat_addresses: addressesSql(snapshotId),
     mat_follow_edges: followEdgesSql(snapshotId),
+    mat_new_followers: newFollowersTableSql(snapshotId),
     mat_social_follows: sql`
       INSERT INTO mat_social_follows (snapshot_id, src, followee)
       SELECT ${snapshotId}, p, followee FROM (${socialFollowsSql(everyHandle(snapshotId))})`,
@@ -163,6 +165,21 @@ function followEdgesSql(snapshotId: number): SqlFragment {
         GROUP BY p
     )
     ARRAY JOIN followees AS dst`;
+}
+
+/**
+ * Follows made after the followed profile's newest follow of its own (migration 050): the
+ * follows it has not had the chance to return yet.
+ */
+function newFollowersTableSql(snapshotId: number): SqlFragment {
+  const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
+  // Join keys get names of their own (followeesSql's note on ClickHouse 18.16 aliases).
+  return sql`
+    INSERT INTO mat_new_followers (snapshot_id, src, dst)
+    SELECT ${snapshotId}, p, followee
+    FROM (SELECT p, f AS followee, followed_at FROM (${follows})) AS follows
+    ALL INNER JOIN (SELECT p AS followee, max(followed_at) AS newest_own FROM (${follows}) GROUP BY p) AS own USING followee
+    WHERE followed_at > newest_own`;
 }
 
 /**

@@ -63,6 +63,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_profiles: everywhere,
   mat_addresses: everywhere,
   mat_follow_edges: everywhere,
+  mat_new_followers: everywhere,
   mat_follower_counts: everywhere,
   mat_social_follows: everywhere,
   mat_excluded_addresses: everywhere,
