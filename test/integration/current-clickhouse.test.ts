@@ -138,6 +138,9 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     // Not an empty world: most profiles have a list, many have a long one.
     expect(counts!.profiles).toBeGreaterThan(PROFILES * 0.8);
     expect(counts!.rows).toBeGreaterThan(PROFILES * 20);
+    // Its follows have times of their own, so new followers (counted twice) are compared too.
+    const [fresh] = await api.ch.query(sql`SELECT count() AS rows FROM mat_new_followers WHERE snapshot_id = ${snapshotId}`, z.object({ rows: z.coerce.number() }));
+    expect(fresh!.rows).toBeGreaterThan(PROFILES / 10);
   });
 
   it('answer the API the same: deep recommendation pages, sbt/list by each identifier, tags and API keys', async () => {
