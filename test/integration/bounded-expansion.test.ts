@@ -11,10 +11,9 @@ import { parseConfig } from '../../shared/config.ts';
 import * as world from '../fixtures/bounded-world.ts';
 import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
+import { expectWorkedList, workedList, type WorkedRow } from '../support/worked-lists.ts';
 
 const env = useTestEnvironment(world.BOUNDED_WORLD_SETTINGS);
-
-const row = z.object({ candidate_id: z.string(), score: z.coerce.number(), reason_subject: z.string() });
 
 async function snapshot(settings: Record<string, string> = {}): Promise<number> {
   const view = await materializeNow(env, parseConfig({ ...env.env, ...settings }));
@@ -22,27 +21,14 @@ async function snapshot(settings: Record<string, string> = {}): Promise<number> 
   return view.result!.snapshotId;
 }
 
-async function listOf(snapshotId: number, name: string) {
-  const rows = await env.ch.query(
-    sql`SELECT candidate_id, score, reason_subject FROM recommendations
-        WHERE snapshot_id = ${snapshotId} AND profile_id = ${world.id(name)} ORDER BY rank`,
-    row,
-  );
-  return rows.map((r) => ({ ...r, candidate: r.candidate_id.replace(/^b_/, ''), subject: r.reason_subject.replace(/^b_/, '') }));
-}
+const listOf = (snapshotId: number, name: string) => workedList(env, snapshotId, 'b_', name);
 
 /** The candidates some signal speaks for (score > 0), without the popular filler after them. */
 async function evidenceOf(snapshotId: number, name: string) {
   return (await listOf(snapshotId, name)).filter((r) => r.score > 0);
 }
 
-function expectList(actual: Awaited<ReturnType<typeof listOf>>, expected: { candidate: string; score: number; subject: string }[]) {
-  expect(actual.map((r) => r.candidate)).toEqual(expected.map((e) => e.candidate));
-  actual.forEach((r, i) => {
-    expect(r.score, r.candidate).toBeCloseTo(expected[i]!.score, 9);
-    expect(r.subject, r.candidate).toBe(expected[i]!.subject);
-  });
-}
+const expectList = (actual: WorkedRow[], expected: WorkedRow[]) => expectWorkedList(actual, expected);
 
 describe('bounded candidate expansion', () => {
   let bounded: number;

@@ -14,13 +14,12 @@
  *   y             b (follows 2), who follows me, follows y                 1/ln(e+2)            = 0.644575
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { computeOnDemand } from '../../pipeline/materialize/cold-start.ts';
 import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
-import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
 import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
+import { expectWorkedList, workedList, type WorkedRow } from '../support/worked-lists.ts';
 
 const env = useTestEnvironment();
 const id = (name: string) => `nf_${name}`;
@@ -29,7 +28,7 @@ const profile = (name: string) => ({ profileId: id(name), name, addresses: [addr
 const path = (follows: number) => 1 / Math.log(Math.E + follows);
 const FOLLOWER = 1.000001;
 
-const mine = [
+const mine: WorkedRow[] = [
   { candidate: 'b', score: 2 * FOLLOWER, subject: 'b' },
   { candidate: 'a', score: path(1) + FOLLOWER, subject: 'x' },
   { candidate: 'c', score: FOLLOWER, subject: 'c' },
@@ -38,22 +37,8 @@ const mine = [
 
 let snapshotId: number;
 
-const listOf = async (name: string) =>
-  (
-    await env.ch.query(
-      sql`SELECT candidate_id, score, reason_subject FROM recommendations
-          WHERE snapshot_id = ${snapshotId} AND profile_id = ${id(name)} ORDER BY rank`,
-      z.object({ candidate_id: z.string(), score: z.coerce.number(), reason_subject: z.string() }),
-    )
-  ).map((r) => ({ candidate: r.candidate_id.replace(/^nf_/, ''), score: r.score, subject: r.reason_subject.replace(/^nf_/, '') }));
-
-function expectList(actual: Awaited<ReturnType<typeof listOf>>, expected: typeof mine) {
-  expect(actual.map((r) => r.candidate)).toEqual(expected.map((e) => e.candidate));
-  actual.forEach((r, i) => {
-    expect(r.score, r.candidate).toBeCloseTo(expected[i]!.score, 6);
-    expect(r.subject, r.candidate).toBe(expected[i]!.subject);
-  });
-}
+const listOf = (name: string) => workedList(env, snapshotId, 'nf_', name);
+const expectList = (actual: WorkedRow[], expected: WorkedRow[]) => expectWorkedList(actual, expected, 6);
 
 beforeAll(async () => {
   await ingestRecords(env, {
