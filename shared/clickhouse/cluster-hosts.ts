@@ -132,9 +132,19 @@ export async function onFirstThatAnswers(nodes: readonly ClickHouse[], ask: (nod
 
 /** ClickHouse's LEADERSHIP_CHANGED: the shard's replication leader changed while the statement was on its way to it. */
 const LEADER_CHANGED_CODES = new Set(['292']);
+/** ClickHouse's KEEPER_EXCEPTION: a ZooKeeper answer, here only the one about the leader election below. */
+const KEEPER_CODES = new Set(['999']);
 
+/**
+ * The shard's replication leader is changing: ClickHouse said so (LEADERSHIP_CHANGED), or it
+ * looked the leader up in ZooKeeper just as the dead leader's election node went away (18.16:
+ * "Coordination::Exception: Can't get data for node …/leader_election/leader_election-…:
+ * node doesn't exist"; seen once in the local cluster's failover test). Any other ZooKeeper
+ * error fails loudly.
+ */
 function isLeaderChange(error: unknown): boolean {
-  return hasClickHouseCode(error, LEADER_CHANGED_CODES);
+  if (hasClickHouseCode(error, LEADER_CHANGED_CODES)) return true;
+  return hasClickHouseCode(error, KEEPER_CODES) && error instanceof Error && /\/leader_election\/\S*: node doesn't exist/.test(error.message);
 }
 
 /** What a client asking a node directly meets when the node is down. */

@@ -56,6 +56,30 @@ describe('asking a node of the cluster', () => {
     await expect(onFirstThatAnswers([env.ch], changingLeader)).rejects.toThrow(/^no node of a shard could run it \(.*Code: 292/);
   });
 
+  it("tries again a statement a node refused because the dead leader's election node went away as it looked", async () => {
+    // What 18.16 answered once in the local cluster's failover test (local-cluster.test.ts).
+    const electionNodeGone =
+      "Code: 999, e.displayText() = Coordination::Exception: Can't get data for node /clickhouse/tables/2/soulgraph/recommendations_local/leader_election/leader_election-0000000001: node doesn't exist (No node), e.what() = Coordination::Exception";
+    let tries = 0;
+    const electing = async (node: typeof env.ch) => {
+      if (++tries < 2) throw new Error(electionNodeGone);
+      await node.query(sql`SELECT dummy FROM system.one`, one);
+    };
+    await onFirstThatAnswers([env.ch], electing, 10_000);
+    expect(tries).toBe(2);
+  });
+
+  it('fails loudly on any other ZooKeeper error, rather than waiting it out', async () => {
+    const otherKeeperError = "Code: 999, e.displayText() = Coordination::Exception: Can't get data for node /clickhouse/tables/2/soulgraph/recommendations_local/log: node doesn't exist (No node)";
+    let tries = 0;
+    const failing = async () => {
+      tries++;
+      throw new Error(otherKeeperError);
+    };
+    await expect(onFirstThatAnswers([env.ch], failing, 10_000)).rejects.toThrow(/\/log: node doesn't exist/);
+    expect(tries).toBe(1);
+  });
+
   it('fails loudly when a node refuses a statement, rather than trying the next', async () => {
     const refused = (node: typeof env.ch) => node.query(sql`SELECT dummy FROM system.no_such_table`, one).then(() => {});
     await expect(onFirstThatAnswers([env.ch, env.ch], refused)).rejects.toThrow(/no_such_table/);
