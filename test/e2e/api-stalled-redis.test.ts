@@ -9,7 +9,7 @@ import * as world from '../fixtures/small-world.ts';
 import { whileStopped } from '../support/stopped-process.ts';
 import { useApi } from '../support/api-harness.ts';
 import { usePrivateRedis } from '../support/private-redis.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 
 const redis = usePrivateRedis('stalled-redis');
 const api = useApi(world.SMALL_WORLD_SETTINGS, { late: () => ({ REDIS_URL: redis.url }) });
@@ -18,8 +18,7 @@ let apiKey: string;
 beforeAll(async () => {
   ({ key: apiKey } = await api.createApiKey());
   await ingestRecords(api, world.records);
-  const view = await materializeNow(api);
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
+  await readySnapshot(api);
 });
 
 describe('the API with a stalled Redis', () => {

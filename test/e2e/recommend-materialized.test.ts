@@ -11,7 +11,7 @@ import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import * as world from '../fixtures/small-world.ts';
 import { useApi } from '../support/api-harness.ts';
 import { waitFor } from '../support/child-process.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 
 // What is computed on demand is under test here, not how fast: the full suite's load on two
 // cores has taken it past the default 5 s wait (a 503 for a first call).
@@ -25,9 +25,7 @@ const recommend = (token: string, query = '') =>
 beforeAll(async () => {
   ({ key: apiKey } = await api.createApiKey());
   await ingestRecords(api, world.records);
-  const view = await materializeNow(api);
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
-  snapshotId = view.result!.snapshotId;
+  snapshotId = await readySnapshot(api);
 });
 
 describe('a new wallet with on-chain history', () => {

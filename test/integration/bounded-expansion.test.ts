@@ -9,17 +9,13 @@ import { z } from 'zod';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import * as world from '../fixtures/bounded-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList, type WorkedRow } from '../support/worked-lists.ts';
 
 const env = useTestEnvironment(world.BOUNDED_WORLD_SETTINGS);
 
-async function snapshot(settings: Record<string, string> = {}): Promise<number> {
-  const view = await materializeNow(env, parseConfig({ ...env.env, ...settings }));
-  if (view.state !== 'done') throw new Error(`run ended ${view.state}: ${view.error}`);
-  return view.result!.snapshotId;
-}
+const snapshot = (settings: Record<string, string> = {}) => readySnapshot(env, parseConfig({ ...env.env, ...settings }));
 
 const listOf = (snapshotId: number, name: string) => workedList(env, snapshotId, 'b_', name);
 

@@ -34,7 +34,7 @@ import { answerDifference } from '../support/engine-answers.ts';
 import { startEngineTee, type Divergence, type EngineTee } from '../support/engine-tee.ts';
 import { startFixtureRpcServer } from '../support/fixture-rpc-server.ts';
 import { codeBlocks, sections } from '../support/markdown-sections.ts';
-import { ingestFiles, materializeNow, silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
+import { ingestFiles, materializeNow, readySnapshot, silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
 
 let tee: EngineTee;
 // Registered before the API's hooks: started before them, closed after them (afterAll hooks run in reverse).
@@ -63,9 +63,7 @@ beforeAll(async () => {
     const summary = await ingestFiles(api, kind, [path.join(dir, `${kind}.jsonl`)], { chunkRows: 5_000 });
     if (summary.rejected > 0 || summary.failedChunks.length > 0) throw new Error(`${kind}: ${JSON.stringify(summary)}`);
   }
-  const view = await materializeNow(api);
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
-  snapshotId = view.result!.snapshotId;
+  snapshotId = await readySnapshot(api);
   profileIds = (await api.ch.query(sql`SELECT profile_id FROM profiles FINAL ORDER BY profile_id`, z.object({ profile_id: z.string() }))).map((r) => r.profile_id);
 }, 300_000);
 

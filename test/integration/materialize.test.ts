@@ -9,7 +9,7 @@ import { computeBucket } from '../../pipeline/materialize/bucket.ts';
 import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
 import { listSnapshots } from '../../pipeline/materialize/snapshots.ts';
 import * as world from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, materializeNow, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { waitFor } from '../support/child-process.ts';
 
@@ -38,11 +38,7 @@ async function rowsIn(snapshotId: number): Promise<number> {
   return row!.n;
 }
 
-async function ready(config = env.config): Promise<number> {
-  const view = await materializeNow(env, config);
-  if (view.state !== 'done') throw new Error(`run ended ${view.state}: ${view.error}`);
-  return view.result!.snapshotId;
-}
+const ready = (config = env.config) => readySnapshot(env, config);
 
 describe('nightly materialization', () => {
   let first: number;

@@ -17,7 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { computeOnDemand } from '../../pipeline/materialize/cold-start.ts';
 import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList, type WorkedRow } from '../support/worked-lists.ts';
 
@@ -46,9 +46,7 @@ beforeAll(async () => {
     profiles: ['me', 'x', 'a', 'b', 'c', 'y'].map(profile),
     follows: [follow('me', 'x', 100), follow('x', 'a', 300), follow('a', 'me', 200), follow('b', 'me', 50), follow('b', 'y', 50), follow('c', 'me', 100)],
   });
-  const view = await materializeNow(env);
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
-  snapshotId = view.result!.snapshotId;
+  snapshotId = await readySnapshot(env);
 });
 
 describe('a follower since my newest follow', () => {

@@ -9,7 +9,7 @@ import { materializeQuerySettings, scoringParams } from '../../pipeline/material
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import * as world from '../fixtures/small-world.ts';
 import { waitFor } from '../support/child-process.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment(world.SMALL_WORLD_SETTINGS);
@@ -27,9 +27,7 @@ const listOf = (profileId: string) =>
 
 beforeAll(async () => {
   await ingestRecords(env, world.records);
-  const view = await materializeNow(env);
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
-  snapshotId = view.result!.snapshotId;
+  snapshotId = await readySnapshot(env);
   // After the snapshot: a newcomer who follows Fiona, so its list has friends of friends and filler.
   await ingestRecords(env, {
     profiles: [{ profileId: 'p_newbie', name: 'Newbie', addresses: [world.addressOf('newbie')], socialUsername: 'newbie', updatedAt: world.T }],

@@ -28,7 +28,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList } from '../support/worked-lists.ts';
 
@@ -76,11 +76,7 @@ const fitRow = z.object({
   recency: z.coerce.number(),
 });
 
-async function snapshot(): Promise<number> {
-  const view = await materializeNow(env);
-  if (view.state !== 'done') throw new Error(`run ended ${view.state}: ${view.error}`);
-  return view.result!.snapshotId;
-}
+const snapshot = () => readySnapshot(env);
 
 async function fitOf(snapshotId: number) {
   return env.ch.query(

@@ -34,7 +34,7 @@ import { materializeQuerySettings, scoringParams } from '../../pipeline/material
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList } from '../support/worked-lists.ts';
 
@@ -54,14 +54,8 @@ beforeAll(async () => {
     profiles: ['p', 'z', 'old', 'q', 'new'].map(profile),
     follows: [follow('z', 'old', 400), follow('z', 'new', 300), follow('z', 'q', 250), follow('p', 'z', 200), follow('new', 'p', 100)],
   });
-  snapshotId = await snapshot();
+  snapshotId = await readySnapshot(env);
 });
-
-async function snapshot(settings: Record<string, string> = {}): Promise<number> {
-  const view = await materializeNow(env, parseConfig({ ...env.env, ...settings }));
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
-  return view.result!.snapshotId;
-}
 
 /** p's list, its paths through z to new, q and old at these gaps from its newest follow. */
 const pList = (gaps: { new: number; q: number; old: number }) => [
@@ -128,7 +122,7 @@ describe('when a path was made', () => {
   });
 
   it('weighs a path back from a candidate who follows me by its time too, when my paths are sampled', async () => {
-    const sampled = await snapshot({ REC_FOF_PATHS: '0', REC_FOF_PATHS_PER_RUN: '0' });
+    const sampled = await readySnapshot(env, parseConfig({ ...env.env, REC_FOF_PATHS: '0', REC_FOF_PATHS_PER_RUN: '0' }));
     const exact = await env.ch.query(
       sql`SELECT countIf(exact = 1) AS exact FROM mat_first_hops WHERE snapshot_id = ${sampled}`,
       z.object({ exact: z.coerce.number() }),

@@ -30,7 +30,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 // Paths weigh by their middle alone here: when they were made has its own test (path-recency.test.ts).
@@ -80,11 +80,7 @@ const fitRow = z.object({
   path_weight: z.string(),
 });
 
-async function snapshot(): Promise<number> {
-  const view = await materializeNow(env);
-  if (view.state !== 'done') throw new Error(`run ended ${view.state}: ${view.error}`);
-  return view.result!.snapshotId;
-}
+const snapshot = () => readySnapshot(env);
 
 async function fitOf(snapshotId: number) {
   return env.ch.query(

@@ -73,6 +73,13 @@ export async function materializeNow(env: TestEnvironment, config: Config = env.
   }
 }
 
+/** Runs a materialization now and answers its snapshot id; a run that does not end done fails the test with its error. */
+export async function readySnapshot(env: TestEnvironment, config: Config = env.config): Promise<number> {
+  const view = await materializeNow(env, config);
+  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
+  return view.result!.snapshotId;
+}
+
 /** Ingests records of several kinds, in the order given, through the real queues. */
 export async function ingestRecords(env: TestEnvironment, records: Partial<Record<KindName, unknown[]>>): Promise<void> {
   for (const [kind, rows] of Object.entries(records) as [KindName, unknown[]][]) {
