@@ -12,6 +12,16 @@ import { useTestEnvironment } from '../support/test-environment.ts';
 const env = useTestEnvironment();
 const one = z.object({ dummy: z.coerce.number() });
 
+/** A statement a node refuses with `message` its first `refusals` times, then runs; and how often it was tried. */
+function refusingFirst(refusals: number, message: string) {
+  let tries = 0;
+  const ask = async (node: typeof env.ch) => {
+    if (++tries <= refusals) throw new Error(message);
+    await node.query(sql`SELECT dummy FROM system.one`, one);
+  };
+  return { ask, tries: () => tries };
+}
+
 describe('asking a node of the cluster', () => {
   it('leaves out a node that cannot be reached', async () => {
     const asked = env.ch.query(sql`SELECT dummy FROM remote('127.0.0.1:1', system, one)`, one);
@@ -45,39 +55,26 @@ describe('asking a node of the cluster', () => {
   it('tries again, within its time, a statement a node refused because the replication leader changed under it', async () => {
     // What 18.16 answers a partition drop sent while ZooKeeper hands leadership to another replica.
     const leaderChanged = 'Code: 292, e.displayText() = DB::Exception: Leader was suddenly changed or logical error., e.what() = DB::Exception';
-    let tries = 0;
-    const changingLeader = async (node: typeof env.ch) => {
-      if (++tries < 3) throw new Error(leaderChanged);
-      await node.query(sql`SELECT dummy FROM system.one`, one);
-    };
-    await onFirstThatAnswers([env.ch], changingLeader, 10_000);
-    expect(tries).toBe(3);
-    tries = -10;
-    await expect(onFirstThatAnswers([env.ch], changingLeader)).rejects.toThrow(/^no node of a shard could run it \(.*Code: 292/);
+    const changingLeader = refusingFirst(2, leaderChanged);
+    await onFirstThatAnswers([env.ch], changingLeader.ask, 10_000);
+    expect(changingLeader.tries()).toBe(3);
+    await expect(onFirstThatAnswers([env.ch], refusingFirst(Infinity, leaderChanged).ask)).rejects.toThrow(/^no node of a shard could run it \(.*Code: 292/);
   });
 
   it("tries again a statement a node refused because the dead leader's election node went away as it looked", async () => {
     // What 18.16 answered once in the local cluster's failover test (local-cluster.test.ts).
-    const electionNodeGone =
-      "Code: 999, e.displayText() = Coordination::Exception: Can't get data for node /clickhouse/tables/2/soulgraph/recommendations_local/leader_election/leader_election-0000000001: node doesn't exist (No node), e.what() = Coordination::Exception";
-    let tries = 0;
-    const electing = async (node: typeof env.ch) => {
-      if (++tries < 2) throw new Error(electionNodeGone);
-      await node.query(sql`SELECT dummy FROM system.one`, one);
-    };
-    await onFirstThatAnswers([env.ch], electing, 10_000);
-    expect(tries).toBe(2);
+    const electing = refusingFirst(
+      1,
+      "Code: 999, e.displayText() = Coordination::Exception: Can't get data for node /clickhouse/tables/2/soulgraph/recommendations_local/leader_election/leader_election-0000000001: node doesn't exist (No node), e.what() = Coordination::Exception",
+    );
+    await onFirstThatAnswers([env.ch], electing.ask, 10_000);
+    expect(electing.tries()).toBe(2);
   });
 
   it('fails loudly on any other ZooKeeper error, rather than waiting it out', async () => {
-    const otherKeeperError = "Code: 999, e.displayText() = Coordination::Exception: Can't get data for node /clickhouse/tables/2/soulgraph/recommendations_local/log: node doesn't exist (No node)";
-    let tries = 0;
-    const failing = async () => {
-      tries++;
-      throw new Error(otherKeeperError);
-    };
-    await expect(onFirstThatAnswers([env.ch], failing, 10_000)).rejects.toThrow(/\/log: node doesn't exist/);
-    expect(tries).toBe(1);
+    const failing = refusingFirst(Infinity, "Code: 999, e.displayText() = Coordination::Exception: Can't get data for node /clickhouse/tables/2/soulgraph/recommendations_local/log: node doesn't exist (No node)");
+    await expect(onFirstThatAnswers([env.ch], failing.ask, 10_000)).rejects.toThrow(/\/log: node doesn't exist/);
+    expect(failing.tries()).toBe(1);
   });
 
   it('fails loudly when a node refuses a statement, rather than trying the next', async () => {

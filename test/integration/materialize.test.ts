@@ -38,14 +38,12 @@ async function rowsIn(snapshotId: number): Promise<number> {
   return row!.n;
 }
 
-const ready = (config = env.config) => readySnapshot(env, config);
-
 describe('nightly materialization', () => {
   let first: number;
 
   it('ranks my candidates from all four signals with the scores and reasons worked out by hand', async () => {
     await ingestRecords(env, world.records);
-    first = await ready();
+    first = await readySnapshot(env);
 
     const list = await listOf(first, 'p_me');
     expect(list.map((r) => r.candidate_id)).toEqual(world.expectedForMe.map((e) => e.candidate));
@@ -83,7 +81,7 @@ describe('nightly materialization', () => {
   });
 
   it('writes the same lists again on the same data', async () => {
-    const second = await ready();
+    const second = await readySnapshot(env);
     const [a, b] = await Promise.all([first, second].map((s) =>
       env.ch.query(
         sql`SELECT profile_id, rank, candidate_id, score, toString(reason_kind) AS reason_kind, reason_chain_id, reason_subject
@@ -125,7 +123,7 @@ describe('nightly materialization', () => {
 
   it('names the signal with the largest weighted part as the reason', async () => {
     const config = parseConfig({ ...env.env, REC_WEIGHT_SOCIAL: '2' });
-    const snapshotId = await ready(config);
+    const snapshotId = await readySnapshot(env, config);
     const [gina] = await listOf(snapshotId, 'p_me');
     expect(gina).toMatchObject({ candidate_id: 'p_gina', reason_kind: 'social' });
     expect(gina!.score).toBeCloseTo(2 + 1 / Math.log(Math.E + 3) + 1 / Math.log(Math.E + 7), 6);
@@ -157,7 +155,7 @@ describe('nightly materialization', () => {
 
   it('runs its tags, its lists for the serving copy and its mirrors re-sync under the memory cap, like its other statements', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
-    await ready();
+    await readySnapshot(env);
     // Only statements given the run's settings (log_queries = 1 among them) reach the query log.
     await env.ch.command(sql`SYSTEM FLUSH LOGS`);
     const logged = async (fragment: string) => {
@@ -176,7 +174,7 @@ describe('nightly materialization', () => {
 
   it('drops snapshots beyond retention by partition, failed ones included', async () => {
     const config = parseConfig({ ...env.env, SNAPSHOT_KEEP_READY: '1', SNAPSHOT_MIN_AGE_SECONDS: '0' });
-    const newest = await ready(config);
+    const newest = await readySnapshot(env, config);
     const snapshots = await listSnapshots(env.ch);
     expect(snapshots.filter((s) => s.status !== 'dropped').map((s) => s.snapshot_id)).toEqual([newest]);
     for (const s of snapshots.filter((s) => s.snapshot_id !== newest)) expect(await rowsIn(s.snapshot_id)).toBe(0);

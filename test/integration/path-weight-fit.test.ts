@@ -66,8 +66,6 @@ const fitRow = z.object({
   path_weight: z.string(),
 });
 
-const snapshot = () => readySnapshot(env);
-
 async function fitOf(snapshotId: number) {
   return env.ch.query(
     sql`SELECT held_out, found_adamic_adar, found_resource_allocation, only_adamic_adar, only_resource_allocation, path_weight
@@ -89,7 +87,7 @@ async function scoresForP1(snapshotId: number) {
 describe('the weight of a path’s middle, fitted on held-out follows', () => {
   it('weighs by resource allocation when it places the held-out follows higher beyond chance, and the lists use it', async () => {
     await ingestRecords(env, quietPaths);
-    const snapshotId = await snapshot();
+    const snapshotId = await readySnapshot(env);
     expect(await fitOf(snapshotId)).toEqual([
       { held_out: 12, found_adamic_adar: 0, found_resource_allocation: 10, only_adamic_adar: 0, only_resource_allocation: 10, path_weight: 'resource-allocation' },
     ]);
@@ -100,7 +98,7 @@ describe('the weight of a path’s middle, fitted on held-out follows', () => {
 
   it('keeps Adamic-Adar when resource allocation is not the better of the two', async () => {
     await ingestRecords(env, busyPaths);
-    const snapshotId = await snapshot();
+    const snapshotId = await readySnapshot(env);
     expect(await fitOf(snapshotId)).toEqual([
       { held_out: 26, found_adamic_adar: 12, found_resource_allocation: 10, only_adamic_adar: 12, only_resource_allocation: 10, path_weight: 'adamic-adar' },
     ]);
