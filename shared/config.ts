@@ -255,6 +255,12 @@ export const configSchema = z.object({
   /** ... and the first places of their ranked candidates where a held-out follow counts as found. */
   REC_FIT_PLACES: z.coerce.number().int().min(1).default(50),
   /**
+   * Whether a friend-of-friend path weighs by how near its follow is in time to the caller's
+   * newest follow (pipeline/materialize/path-recency.ts): `fit`, unless the run's fit finds it
+   * ranks the held-out follows worse; `always`; `never`.
+   */
+  REC_PATH_RECENCY: z.enum(['fit', 'always', 'never']).default('fit'),
+  /**
    * The sample's bounds: the followees a profile's friends of friends come through (those who
    * follow it back first, then those who follow fewest) ...
    */

@@ -61,71 +61,91 @@ function passOnListDepthSql(snapshotId: number, params: ScoringParams): SqlFragm
 export function fofEdgesSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const { perFollower } = params.fof;
   const passOnDepth = passOnListDepthSql(snapshotId, params);
+  const byKey = (value: SqlFragment) => sql`arraySort((x, k) -> k, groupArray(${value}), groupArray(${mostFollowedFirstKey('src_followers', 'src')}))`;
   return sql`
-    INSERT INTO mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
-    SELECT ${snapshotId}, src, dst, src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)}, dst_rank, src_rank
+    INSERT INTO mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank, moment)
+    SELECT ${snapshotId}, src, dst, src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)}, dst_rank, src_rank, moment
     FROM
     (
         -- Each follower's place among the followers of dst (payload: dst_rank, src_degree).
         SELECT dst, bitAnd(key, ${LOW_HALF}) AS src, bitShiftRight(payload, 32) AS dst_rank,
-               bitAnd(payload, ${LOW_HALF}) AS src_degree, src_rank
+               bitAnd(payload, ${LOW_HALF}) AS src_degree, src_rank, moment
         FROM
         (
             SELECT dst, arraySort(groupArray(${mostFollowedFirstKey('src_followers', 'src')})) AS keys,
-                   arraySort((x, k) -> k, groupArray(bitShiftLeft(toUInt64(dst_rank), 32) + src_degree),
-                             groupArray(${mostFollowedFirstKey('src_followers', 'src')})) AS payloads
+                   ${byKey(sql`bitShiftLeft(toUInt64(dst_rank), 32) + src_degree`)} AS payloads, ${byKey(sql`moment`)} AS moments
             FROM (${followeeRanksSql(snapshotId)})
             GROUP BY dst
         )
-        ARRAY JOIN keys AS key, payloads AS payload, arrayEnumerate(keys) AS src_rank
+        ARRAY JOIN keys AS key, payloads AS payload, moments AS moment, arrayEnumerate(keys) AS src_rank
     )
     WHERE dst_rank <= ${passOnDepth} OR src_rank <= ${perFollower}`;
 }
 
-/** Every follow edge (src, dst, dst_rank, src_degree, src_followers): dst's place among src's followees. */
+/** Every follow edge (src, dst, dst_rank, src_degree, src_followers, moment): dst's place among src's followees. */
 function followeeRanksSql(snapshotId: number): SqlFragment {
+  const byKey = (value: SqlFragment) => sql`arraySort((x, k) -> k, groupArray(${value}), groupArray(${mostFollowedFirstKey('dst_followers', 'dst')}))`;
   return sql`
-    SELECT src, bitAnd(key, ${LOW_HALF}) AS dst, dst_rank, followees AS src_degree, src_followers
+    SELECT src, bitAnd(key, ${LOW_HALF}) AS dst, dst_rank, followees AS src_degree, src_followers, moment
     FROM
     (
-        SELECT src, any(src_degree) AS followees, arraySort(groupArray(${mostFollowedFirstKey('dst_followers', 'dst')})) AS keys
+        SELECT src, any(src_degree) AS followees, arraySort(groupArray(${mostFollowedFirstKey('dst_followers', 'dst')})) AS keys,
+               ${byKey(sql`moment`)} AS moments
         FROM
         (
-            SELECT src, dst, src_degree, followers AS dst_followers
-            FROM (SELECT src, dst, src_degree FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}) AS edges
+            SELECT src, dst, src_degree, followers AS dst_followers, moment
+            FROM (SELECT src, dst, src_degree, moment FROM mat_follow_edges WHERE snapshot_id = ${snapshotId}) AS edges
             ALL LEFT JOIN (${followerCountsSql(snapshotId, 'dst')}) AS counts USING dst
         )
         GROUP BY src
     )
-    ARRAY JOIN keys AS key, arrayEnumerate(keys) AS dst_rank
+    ARRAY JOIN keys AS key, moments AS moment, arrayEnumerate(keys) AS dst_rank
     ALL LEFT JOIN (SELECT src, followers AS src_followers FROM (${followerCountsSql(snapshotId, 'src')})) AS counts USING src`;
 }
 
 /**
  * mat_fof_forward: each followee's first passOnListDepth followees in the order it passes
  * them on (mat_fof_edges' dst_rank), for the forward paths (friends-of-friends.ts), each
- * packed as (src is among dst's first REC_FOF_PER_FOLLOWER followers) << 32 | dst: when dst
+ * packed as moment << 48 | (src is among dst's first REC_FOF_PER_FOLLOWER followers) << 32 |
+ * dst: the moment weighs the path by when it was made (path-recency.ts), and when dst
  * follows a bounded caller who follows src, the path back counts that path instead.
  */
 export function fofForwardSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const { perFollower } = params.fof;
   const passOnDepth = passOnListDepthSql(snapshotId, params);
+  const entry = sql`bitShiftLeft(toUInt64(moment), 48) + bitShiftLeft(toUInt64(src_rank <= ${perFollower}), 32) + dst`;
   return sql`
     INSERT INTO mat_fof_forward (snapshot_id, f, candidates)
-    SELECT ${snapshotId}, src, arraySort((entry, rank) -> rank, groupArray(bitShiftLeft(toUInt64(src_rank <= ${perFollower}), 32) + dst), groupArray(dst_rank))
+    SELECT ${snapshotId}, src, arraySort((entry, rank) -> rank, groupArray(${entry}), groupArray(dst_rank))
     FROM mat_fof_edges
     WHERE snapshot_id = ${snapshotId} AND dst_rank <= ${passOnDepth}
     GROUP BY src`;
 }
 
+/** A forward entry's candidate (its dense id). */
+export function forwardCandidate(entry: SqlFragment): SqlFragment {
+  return sql`toUInt32(bitAnd(${entry}, ${LOW_HALF}))`;
+}
+
+/** Whether a forward entry's path is counted back instead (for a bounded caller the candidate follows). */
+export function forwardCountedBack(entry: SqlFragment): SqlFragment {
+  return sql`bitTest(${entry}, 32)`;
+}
+
+/** A forward entry's moment: when its followee followed the candidate. */
+export function forwardMoment(entry: SqlFragment): SqlFragment {
+  return sql`toUInt16(bitShiftRight(${entry}, 48))`;
+}
+
 /**
  * mat_fof_back: each followee's list of its first followers (mat_fof_edges' src_rank), for
- * the paths back (friends-of-friends.ts), each packed as degree << 32 | src.
+ * the paths back (friends-of-friends.ts), each packed as degree << 32 | src, and when each
+ * followed it (moments, in the same order).
  */
 export function fofBackSql(snapshotId: number, params: ScoringParams): SqlFragment {
   return sql`
-    INSERT INTO mat_fof_back (snapshot_id, c, followers)
-    SELECT ${snapshotId}, dst, groupArray(bitShiftLeft(toUInt64(src_degree), 32) + src)
+    INSERT INTO mat_fof_back (snapshot_id, c, followers, moments)
+    SELECT ${snapshotId}, dst, groupArray(bitShiftLeft(toUInt64(src_degree), 32) + src), groupArray(moment)
     FROM mat_fof_edges
     WHERE snapshot_id = ${snapshotId} AND src_rank <= ${params.fof.perFollower}
     GROUP BY dst`;

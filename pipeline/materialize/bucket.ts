@@ -46,8 +46,8 @@ export async function computeBucket(
   // The ranking reads the callers' followees and followers a dozen times (migration 049).
   await ch.command(
     sql`
-      INSERT INTO mat_bucket_follows (snapshot_id, bucket, src, dst)
-      SELECT ${snapshotId}, ${bucket}, src, dst FROM mat_follow_edges
+      INSERT INTO mat_bucket_follows (snapshot_id, bucket, src, dst, moment)
+      SELECT ${snapshotId}, ${bucket}, src, dst, moment FROM mat_follow_edges
       WHERE (${slice('src')}) OR (${slice('dst')})`,
     settings,
   );
@@ -94,6 +94,8 @@ function bucketFacts(slice: (column: string) => SqlFragment, bucket: number): Ca
     followees: sql`SELECT src AS p, dst AS f FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('src')}`,
     followers: sql`SELECT dst AS p, src AS c FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('dst')}`,
     newFollowers: sql`SELECT dst AS p, src AS c FROM mat_new_followers WHERE ${slice('dst')}`,
+    newestFollows: sql`SELECT src AS p, max(moment) AS newest_moment, toUInt8(1) AS follows_anyone
+                       FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('src')} GROUP BY src`,
     followerHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_follower_hops WHERE ${slice('p')}`,
     firstHops: sql`SELECT p, f, degree, exact, passes_on FROM mat_first_hops WHERE ${slice('p')}`,
     socialFollows: sql`SELECT src AS p, followee FROM mat_social_follows WHERE ${slice('src')}`,

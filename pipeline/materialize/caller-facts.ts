@@ -12,6 +12,8 @@ export interface CallerFacts {
   followers: SqlFragment;
   /** (p, c): those of them who began following after the caller's newest follow of its own (migration 050). */
   newFollowers: SqlFragment;
+  /** (p, newest_moment, follows_anyone = 1): when each caller that follows anyone last did (path-recency.ts). */
+  newestFollows: SqlFragment;
   /** (p, f, degree, exact, passes_on): the followees their friends of friends come through, whether p gets every path, and how many f passes on (friends-of-friends.ts firstHopsSql). */
   firstHops: SqlFragment;
   /** (p, f, degree, exact, passes_on): the followers whose followees they may know too (friends-of-friends.ts followerHopsSql). */

@@ -19,6 +19,7 @@ import { namedCandidatesSql, rankedCandidatesSql } from './candidates.ts';
 import { popularPaddingSql } from './popular-padding.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
+import { momentAtSql } from './path-recency.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
 import { eligibleHoldingsSql, followeesSql, followersSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
 import { newestActivityTime } from './working-set.ts';
@@ -105,6 +106,10 @@ function liveFacts(
   return {
     ...follows,
     newFollowers: followersSql(snapshotId, profileId, pid, true),
+    // Its newest live follow of a snapshot profile, placed among the snapshot's follows (a later one: 2000).
+    newestFollows: sql`
+      SELECT p, any(${momentAtSql(snapshotId, sql`(SELECT max(followed_at) FROM (${follows.followees}))`)}) AS newest_moment, toUInt8(1) AS follows_anyone
+      FROM (${follows.followees}) GROUP BY p`,
     firstHops: firstHopsSql(snapshotId, hopCallers, params),
     followerHops: followerHopsSql(snapshotId, hopCallers, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),

@@ -19,36 +19,47 @@
  * with the world.
  */
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { LOW_HALF } from './bounded-lists.ts';
+import { LOW_HALF, forwardCandidate, forwardCountedBack, forwardMoment } from './bounded-lists.ts';
 import { pathsPerProfileSql } from './path-budget.ts';
 import { pathWeightSql } from './path-weight.ts';
+import { pathRecencySql } from './path-recency.ts';
 import { degreesSql, notFollowedBackSql, pairKey, type CallerFacts, type Follows } from './caller-facts.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** The callers the hops are worked out for: their follows, and (p) those of them who get every path (path-budget.ts). */
 export type HopCallers = Follows & { exact: SqlFragment };
 
-/** People the caller follows follow the candidate: the forward paths, then the paths back. */
+/**
+ * People the caller follows follow the candidate: the forward paths, then the paths back. Each
+ * path weighs its middle's weight (path-weight.ts) times its recency (path-recency.ts).
+ */
 export function friendsOfFriendsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
-    SELECT p, arrayJoin(${passedOnSql(callers, 'without paths back')}) AS c, toUInt8(${signal}) AS signal,
-           ${pathWeightSql(snapshotId, sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
-    FROM (${withListsSql(snapshotId, callers.firstHops, params)})
+    SELECT p, ${forwardCandidate(sql`entry`)} AS c, toUInt8(${signal}) AS signal,
+           ${pathPartSql(snapshotId, forwardMoment(sql`entry`))} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
+    FROM (SELECT p, f, degree, newest_moment, follows_anyone, arrayJoin(${passedOnSql(callers, 'without paths back')}) AS entry
+          FROM (${withListsSql(snapshotId, callers, callers.firstHops, params)}))
     UNION ALL
     ${pathsBackSql(snapshotId, callers, signal)}
     UNION ALL
     ${coFollowedSql(snapshotId, callers, params, signal)}`;
 }
 
+/** A path's part of the score: its middle's weight by `degree`, times its recency for the caller whose row it is. */
+function pathPartSql(snapshotId: number, moment: SqlFragment): SqlFragment {
+  return sql`${pathWeightSql(snapshotId, sql`degree`)} * ${pathRecencySql(snapshotId, moment, sql`newest_moment`, sql`follows_anyone`)}`;
+}
+
 /**
- * (p, f, degree, exact, passes_on, candidates): each hop with the list it passes on from: its
- * first REC_FOF_PASS_ON_DEPTH for a sampled caller, its whole list for an exact one. Two
- * joins, so that a sampled caller's rows never carry a list deeper than it reads. For one
- * caller (an on-demand list) exact can come out a constant, which ClickHouse 18.16 refuses
- * to UNION ALL with a column ("Cannot convert column exact because it is non constant"):
- * materialize().
+ * (p, f, degree, exact, passes_on, candidates, newest_moment, follows_anyone): each hop with
+ * the list it passes on from: its first REC_FOF_PASS_ON_DEPTH for a sampled caller, its whole
+ * list for an exact one; and when the caller last followed anyone (0, 0 for a caller that
+ * follows nobody). Two joins, so that a sampled caller's rows never carry a list deeper than it
+ * reads. For one caller (an on-demand list) exact can come out a constant, which ClickHouse
+ * 18.16 refuses to UNION ALL with a column ("Cannot convert column exact because it is non
+ * constant"): materialize().
  */
-function withListsSql(snapshotId: number, hops: SqlFragment, params: ScoringParams): SqlFragment {
+function withListsSql(snapshotId: number, callers: CallerFacts, hops: SqlFragment, params: ScoringParams): SqlFragment {
   const lists = (exact: boolean, candidates: SqlFragment) => sql`
     SELECT p, f, degree, materialize(exact) AS exact, passes_on, candidates
     FROM (SELECT p, f, degree, exact, passes_on FROM (${hops}) WHERE exact = ${Number(exact)}) AS hops
@@ -58,29 +69,31 @@ function withListsSql(snapshotId: number, hops: SqlFragment, params: ScoringPara
         WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${hops}) WHERE exact = ${Number(exact)})
     ) AS forward USING f`;
   return sql`
-    ${lists(false, sql`arraySlice(candidates, 1, ${params.fof.passOnDepth})`)}
-    UNION ALL
-    ${lists(true, sql`candidates`)}`;
+    SELECT *
+    FROM
+    (
+        ${lists(false, sql`arraySlice(candidates, 1, ${params.fof.passOnDepth})`)}
+        UNION ALL
+        ${lists(true, sql`candidates`)}
+    ) AS with_lists
+    ALL LEFT JOIN (${callers.newestFollows}) AS newest USING p`;
 }
 
 /**
- * What followee f (a row of withListsSql) passes on to caller p: the first passes_on of those
- * on its list but p and whom p follows (to an exact caller, passes_on is all f follows). On a
- * sampled caller's forward paths, those less the ones a path back reaches:
- * candidates who follow p and whose list of first followers holds f (the entry's flag;
- * pathsBackSql), so that no path counts twice. An exact caller has no paths back: its
- * forward paths are all of them.
+ * The forward entries (bounded-lists.ts fofForwardSql) followee f (a row of withListsSql)
+ * passes on to caller p: the first passes_on of those on its list but p and whom p follows (to
+ * an exact caller, passes_on is all f follows). On a sampled caller's forward paths, those
+ * less the ones a path back reaches: candidates who follow p and whose list of first
+ * followers holds f (the entry's flag; pathsBackSql), so that no path counts twice. An exact
+ * caller has no paths back: its forward paths are all of them.
  */
 function passedOnSql(callers: CallerFacts, paths: 'without paths back' | 'all'): SqlFragment {
-  const entry = sql`bitShiftLeft(toUInt64(p), 32) + bitAnd(x, ${LOW_HALF})`;
-  const unseen = sql`arraySlice(arrayFilter(x -> bitAnd(x, ${LOW_HALF}) != p AND ${entry} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees})),
+  const pair = sql`bitShiftLeft(toUInt64(p), 32) + ${forwardCandidate(sql`x`)}`;
+  const unseen = sql`arraySlice(arrayFilter(x -> ${forwardCandidate(sql`x`)} != p AND ${pair} NOT IN (SELECT ${pairKey('p', 'f')} FROM (${callers.followees})),
                                             candidates), 1, passes_on)`;
-  const kept =
-    paths === 'all'
-      ? unseen
-      : // exact is read outside the lambda: ClickHouse 18.16 does not see a column used only inside one, and drops it from the subquery.
-        sql`if(exact, ${unseen}, arrayFilter(x -> NOT (bitShiftRight(x, 32) = 1 AND ${entry} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers}))), ${unseen}))`;
-  return sql`arrayMap(x -> toUInt32(bitAnd(x, ${LOW_HALF})), ${kept})`;
+  if (paths === 'all') return unseen;
+  // exact is read outside the lambda: ClickHouse 18.16 does not see a column used only inside one, and drops it from the subquery.
+  return sql`if(exact, ${unseen}, arrayFilter(x -> NOT (${forwardCountedBack(sql`x`)} AND ${pair} IN (SELECT ${pairKey('p', 'c')} FROM (${callers.followers}))), ${unseen}))`;
 }
 
 /**
@@ -90,9 +103,10 @@ function passedOnSql(callers: CallerFacts, paths: 'without paths back' | 'all'):
  */
 function coFollowedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, signal: number): SqlFragment {
   return sql`
-    SELECT p, arrayJoin(${passedOnSql(callers, 'all')}) AS c, toUInt8(${signal}) AS signal, ${pathWeightSql(snapshotId, sql`degree`)} AS part,
+    SELECT p, ${forwardCandidate(sql`entry`)} AS c, toUInt8(${signal}) AS signal, ${pathPartSql(snapshotId, forwardMoment(sql`entry`))} AS part,
            bitShiftLeft(toUInt64(1), 62) + bitShiftLeft(toUInt64(degree), 32) + f AS key
-    FROM (${withListsSql(snapshotId, callers.followerHops, params)})`;
+    FROM (SELECT p, f, degree, newest_moment, follows_anyone, arrayJoin(${passedOnSql(callers, 'all')}) AS entry
+          FROM (${withListsSql(snapshotId, callers, callers.followerHops, params)}))`;
 }
 
 /**
@@ -169,20 +183,23 @@ function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number):
   const followed = sql`(SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
   const followers = sql`SELECT p, c FROM (${callers.followers})
                         WHERE ${pairKey('p', 'c')} NOT IN ${followed} AND p NOT IN (SELECT p FROM (${callers.firstHops}) WHERE exact)`;
+  // Each listed follower paired with its moment (a run before migration 051 has none: 0 each).
+  const withMoments = sql`arrayMap((v, m) -> (v, m), followers, arrayResize(moments, length(followers)))`;
   return sql`
-    SELECT p, c, toUInt8(${signal}) AS signal, ${pathWeightSql(snapshotId, sql`degree`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
+    SELECT p, c, toUInt8(${signal}) AS signal, ${pathPartSql(snapshotId, sql`moment`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM
     (
-        SELECT p, c, toUInt32(bitAnd(via, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(via, 32)) AS degree
+        SELECT p, c, toUInt32(bitAnd(via.1, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(via.1, 32)) AS degree, via.2 AS moment
         FROM
         (
-            SELECT p, c, arrayJoin(arrayFilter(v -> (bitShiftLeft(toUInt64(p), 32) + bitAnd(v, ${LOW_HALF})) IN ${followed}, followers)) AS via
+            SELECT p, c, arrayJoin(arrayFilter(v -> (bitShiftLeft(toUInt64(p), 32) + bitAnd(v.1, ${LOW_HALF})) IN ${followed}, ${withMoments})) AS via
             FROM (${followers}) AS following_back
             ALL INNER JOIN
             (
-                SELECT c, followers FROM mat_fof_back
+                SELECT c, followers, moments FROM mat_fof_back
                 WHERE snapshot_id = ${snapshotId} AND c IN (SELECT c FROM (${callers.followers}))
             ) AS back USING c
         )
-    )`;
+    ) AS paths
+    ALL LEFT JOIN (${callers.newestFollows}) AS newest USING p`;
 }

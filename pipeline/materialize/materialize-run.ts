@@ -27,6 +27,7 @@ import { beginSnapshot, setSnapshotStatus } from './snapshots.ts';
 import { readScoringFit } from './scoring-fit.ts';
 import { readPathBudget } from './path-budget.ts';
 import { readPathWeightFit } from './path-weight-fit.ts';
+import { readRecencyFit } from './path-recency.ts';
 import { buildWorkingSet } from './working-set.ts';
 
 export interface RunProgress {
@@ -86,6 +87,7 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
   });
   deps.logger.info({ snapshotId, ...(await readScoringFit(clickhouse, snapshotId)) }, 'follows-you weight fitted');
   deps.logger.info({ snapshotId, ...(await readPathBudget(clickhouse, snapshotId)), ...(await readPathWeightFit(clickhouse, snapshotId)) }, 'paths budgeted and their weight fitted');
+  deps.logger.info({ snapshotId, ...(await readRecencyFit(clickhouse, snapshotId)) }, 'path recency fitted');
   const buckets = await bucketsFor(clickhouse, snapshotId, summary.profiles, config);
   await deps.flows.add(snapshotFlow(snapshotId, buckets, config.MATERIALIZE_ATTEMPTS));
   await job.updateProgress({ snapshotId, phase: 'buckets', buckets } satisfies RunProgress);

@@ -22,6 +22,8 @@ export interface ScoringParams {
   fof: { viaFollowees: number; viaFollowers: number; perFollowee: number; passOnDepth: number; perFollower: number; paths: number; pathsPerRun: number };
   /** How the run fits what a path's middle weighs (path-weight-fit.ts). */
   pathFit: { heldOut: number; paths: number; places: number };
+  /** Whether paths weigh by when they were made (path-recency.ts). */
+  pathRecency: 'fit' | 'always' | 'never';
   /** Holders each collection recommends. */
   nftCandidatesPerCollection: number;
 }
@@ -57,6 +59,7 @@ export function scoringParams(config: Config): ScoringParams {
       pathsPerRun: config.REC_FOF_PATHS_PER_RUN,
     },
     pathFit: { heldOut: config.REC_FIT_HELD_OUT, paths: config.REC_FIT_PATHS, places: config.REC_FIT_PLACES },
+    pathRecency: config.REC_PATH_RECENCY,
     nftCandidatesPerCollection: config.REC_NFT_CANDIDATES_PER_COLLECTION,
   };
 }

@@ -11,7 +11,9 @@ import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.t
 import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, followerCountsTableSql } from './bounded-lists.ts';
 import { pathWeightOf } from './path-weight.ts';
-import { heldOutFollowsSql, pathWeightFitSql } from './path-weight-fit.ts';
+import { heldOutFollowsSql } from './held-out-ranking.ts';
+import { pathWeightFitSql } from './path-weight-fit.ts';
+import { followTimesSql, recencyFitSql } from './path-recency.ts';
 import { exactProfilesSql, pathBudgetSql, pathCountsTableSql } from './path-budget.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
@@ -39,7 +41,8 @@ import {
 export const WORKING_SET_READS = {
   mat_profiles: [],
   mat_addresses: ['mat_profiles'],
-  mat_follow_edges: ['mat_profiles'],
+  mat_follow_times: ['mat_profiles'],
+  mat_follow_edges: ['mat_profiles', 'mat_follow_times'],
   mat_new_followers: ['mat_profiles'],
   mat_follower_counts: ['mat_follow_edges'],
   mat_path_counts: ['mat_follow_edges'],
@@ -52,6 +55,7 @@ export const WORKING_SET_READS = {
   mat_scoring_fit: ['mat_follow_edges'],
   mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_counts'],
   mat_path_weight_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
+  mat_recency_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows', 'mat_path_weight_fit'],
   mat_social_follows: ['mat_profiles'],
   mat_excluded_addresses: [],
   mat_interactions: ['mat_excluded_addresses', 'mat_addresses'],
@@ -97,6 +101,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
   return {
     mat_profiles: profilesSql(snapshotId),
     mat_addresses: addressesSql(snapshotId),
+    mat_follow_times: followTimesSql(snapshotId),
     mat_follow_edges: followEdgesSql(snapshotId),
     mat_new_followers: newFollowersTableSql(snapshotId),
     mat_social_follows: sql`
@@ -129,6 +134,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_scoring_fit: scoringFitSql(snapshotId, params),
     mat_held_out_follows: heldOutFollowsSql(snapshotId, params),
     mat_path_weight_fit: pathWeightFitSql(snapshotId, params),
+    mat_recency_fit: recencyFitSql(snapshotId, params),
     mat_collection_candidates: collectionCandidatesSql(snapshotId, params),
   };
 }
@@ -150,21 +156,23 @@ function addressesSql(snapshotId: number): SqlFragment {
 }
 
 /**
- * Active app follows between known profiles. Each follower's weight as the middle of a
- * friend-of-friend path falls with how many it follows: someone who follows everybody
- * says little about any one of them.
+ * Active app follows between known profiles, each with its moment (path-recency.ts). Each
+ * follower's weight as the middle of a friend-of-friend path falls with how many it follows:
+ * someone who follows everybody says little about any one of them.
  */
 function followEdgesSql(snapshotId: number): SqlFragment {
+  const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
   return sql`
-    INSERT INTO mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight)
-    SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)} AS src_weight
+    INSERT INTO mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight, moment)
+    SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)} AS src_weight, moment
     FROM
     (
-        SELECT p, groupArray(f) AS followees
-        FROM (${followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`)})
+        SELECT p, groupArray(f) AS followees, groupArray(follow_moment) AS moments
+        FROM (SELECT p, f, followed_at FROM (${follows})) AS follows
+        ALL INNER JOIN (SELECT followed_at, moment AS follow_moment FROM mat_follow_times WHERE snapshot_id = ${snapshotId}) AS times USING followed_at
         GROUP BY p
     )
-    ARRAY JOIN followees AS dst`;
+    ARRAY JOIN followees AS dst, moments AS moment`;
 }
 
 /**

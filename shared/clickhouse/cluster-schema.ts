@@ -82,6 +82,8 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_path_budget: everywhere,
   mat_held_out_follows: everywhere,
   mat_path_weight_fit: everywhere,
+  mat_follow_times: everywhere,
+  mat_recency_fit: everywhere,
   mat_ranked: everywhere,
   mat_bucket_follows: everywhere,
 };
@@ -174,6 +176,16 @@ export function clusterStatements(statement: string, version: number, target: Cl
     const placement = TABLE_PLACEMENT[table];
     const local = placement?.kind === 'sharded' ? [`DROP TABLE IF EXISTS ${db}.${localTableName(table)} ${on}`] : [];
     return [`DROP TABLE IF EXISTS ${db}.${table} ${on}`, ...local];
+  }
+  const addColumn = /^ALTER TABLE (\w+) ADD COLUMN ([\s\S]+)$/.exec(text);
+  if (addColumn) {
+    const table = addColumn[1]!;
+    // A sharded table would need its local tables ON CLUSTER and its Distributed one changed alike: none has needed it yet.
+    if (placementOf(table).kind !== 'everywhere') throw new Error(`no cluster form for adding a column to the sharded table ${table}`);
+    // One replica takes it into the table's replication log, and every other replica, a down one
+    // once it is back, applies it from there; ON CLUSTER would run it once per shard, and the
+    // second would find the column there already.
+    return [`ALTER TABLE ${db}.${table} ADD COLUMN ${withoutComments(` ${addColumn[2]!}`).trim()}`];
   }
   if (rewordsAComment(text)) return [];
   // INSERT ... SELECT runs once: through a Distributed table, or into a table replicated everywhere.

@@ -21,7 +21,8 @@ import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList, type WorkedRow } from '../support/worked-lists.ts';
 
-const env = useTestEnvironment();
+// Paths weigh by their middle alone here: when they were made has its own test (path-recency.test.ts).
+const env = useTestEnvironment({ REC_PATH_RECENCY: 'never' });
 const id = (name: string) => `nf_${name}`;
 const follow = (from: string, to: string, ago: number) => ({ followerProfileId: id(from), followeeProfileId: id(to), followedAt: T - ago });
 const profile = (name: string) => ({ profileId: id(name), name, addresses: [addressOf(`new-followers-${name}`)], updatedAt: T });

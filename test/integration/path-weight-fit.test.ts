@@ -18,6 +18,13 @@
  * resource allocation q_j's 1 is above s's 0.2, so not found. Now 26 held out (c1 and c2
  * find nothing, as b1 and b2), Adamic-Adar better for 12, resource allocation for 10:
  * Adamic-Adar.
+ *
+ * A held-out follow is hidden from every path, added last: k follows f and g, then newest
+ * h; f follows h, then newest s; g follows s, then newest e. Each holds out its newest. Were
+ * f's held-out s left on the path through f, s (through f and g) would outscore h (through f
+ * alone) and k's h would not be found; hidden, s has g's path only, ties h, and h is found
+ * by both weights (f and g follow 2 each). f and g find nothing they held out (s and e are
+ * followed by no one else left). Now 29 held out, each weight finding one more.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -26,7 +33,8 @@ import { T, addressOf } from '../fixtures/small-world.ts';
 import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
-const env = useTestEnvironment({ REC_FIT_PLACES: '1' });
+// Paths weigh by their middle alone here: when they were made has its own test (path-recency.test.ts).
+const env = useTestEnvironment({ REC_FIT_PLACES: '1', REC_PATH_RECENCY: 'never' });
 
 const id = (name: string) => `w_${name}`;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -55,6 +63,12 @@ const busyPaths = world({
   c2: [{ followees: ['s', ...others('w')], at: T - 100 }],
   ...Object.fromEntries(range(12).map((j) => [`n${j}`, [{ followees: [`q${j}`], at: T - 100 }]])),
   ...Object.fromEntries(range(12).map((j) => [`r${j}`, [{ followees: [`n${j}`, 'c1', 'c2'], at: T - 50 }, { followees: ['s'], at: T - 10 }]])),
+});
+
+const hiddenFromPaths = world({
+  f: [{ followees: ['h'], at: T - 100 }, { followees: ['s'], at: T - 10 }],
+  g: [{ followees: ['s'], at: T - 100 }, { followees: ['e'], at: T - 10 }],
+  k: [{ followees: ['f', 'g'], at: T - 50 }, { followees: ['h'], at: T - 10 }],
 });
 
 const fitRow = z.object({
@@ -103,5 +117,12 @@ describe('the weight of a path’s middle, fitted on held-out follows', () => {
       { held_out: 26, found_adamic_adar: 12, found_resource_allocation: 10, only_adamic_adar: 12, only_resource_allocation: 10, path_weight: 'adamic-adar' },
     ]);
     for (const row of await scoresForP1(snapshotId)) expect(row.fof_score, row.candidate_id).toBeCloseTo(2 / Math.log(Math.E + 10), 9);
+  });
+
+  it("hides a sampled profile's held-out follows from the paths through it, as everyone's newest follows are unknown when one makes the next", async () => {
+    await ingestRecords(env, hiddenFromPaths);
+    expect(await fitOf(await snapshot())).toEqual([
+      { held_out: 29, found_adamic_adar: 13, found_resource_allocation: 11, only_adamic_adar: 12, only_resource_allocation: 10, path_weight: 'adamic-adar' },
+    ]);
   });
 });

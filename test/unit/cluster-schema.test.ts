@@ -22,7 +22,8 @@ describe('cluster forms of the migrations', () => {
         const forms = clusterStatements(statement, migration.version, target);
         // Only a comment's rewording has nothing to do on a cluster (its tables hold no comments).
         if (!rewordsAComment(statement)) expect(forms.length).toBeGreaterThan(0);
-        for (const form of forms) if (!/^INSERT/.test(form)) expect(form).toContain('ON CLUSTER `soulgraph`');
+        // INSERT runs once, and so does a column added to a table replicated everywhere (below).
+        for (const form of forms) if (!/^INSERT|^ALTER TABLE \S+ ADD COLUMN/.test(form)) expect(form).toContain('ON CLUSTER `soulgraph`');
       }
     }
     expect(created.length).toBeGreaterThan(30);
@@ -68,6 +69,13 @@ describe('cluster forms of the migrations', () => {
     expect(clusterStatements(view, 40, target)).toEqual([
       'CREATE VIEW IF NOT EXISTS `sg`.current_follows ON CLUSTER `soulgraph` AS\nSELECT a FROM `sg`.follows FINAL ALL LEFT JOIN (SELECT b FROM `sg`.profiles) AS p USING (a)',
     ]);
+  });
+
+  it('adds a column to a table replicated everywhere on one replica, without its comment, and refuses to on a sharded table', () => {
+    expect(clusterStatements("ALTER TABLE mat_follow_edges ADD COLUMN moment UInt16 COMMENT 'when, (roughly)'", 51, target)).toEqual([
+      'ALTER TABLE `sg`.mat_follow_edges ADD COLUMN moment UInt16',
+    ]);
+    expect(() => clusterStatements("ALTER TABLE follows ADD COLUMN moment UInt16 COMMENT 'x'", 51, target)).toThrow(/no cluster form for adding a column to the sharded table follows/);
   });
 
   it('refuses a table the placement plan does not name', () => {

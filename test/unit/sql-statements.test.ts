@@ -135,6 +135,11 @@ describe('migrations', () => {
     '046_popular_padding.sql': [/^ALTER TABLE recommendations COMMENT COLUMN (score|fof_score) '/],
     '047_path_budget_and_weight.sql': [/^ALTER TABLE (recommendations|mat_follow_edges|mat_fof_edges) COMMENT COLUMN (fof_score|src_weight) '/],
     '048_follower_counts_and_ranked.sql': [/^INSERT INTO mat_follower_counts /],
+    '051_path_recency.sql': [
+      /^ALTER TABLE (mat_follow_edges|mat_fof_edges|mat_bucket_follows) ADD COLUMN moment UInt16$/,
+      /^ALTER TABLE mat_fof_back ADD COLUMN moments Array\(UInt16\)$/,
+      /^ALTER TABLE (mat_follow_edges|mat_fof_edges|mat_bucket_follows|mat_fof_back|mat_fof_forward) COMMENT COLUMN (moments?|candidates) '/,
+    ],
   };
 
   it.each(files)('%s splits into statements that each start with CREATE, but for the listed exceptions', (file) => {

@@ -1,0 +1,139 @@
+/**
+ * How a run asks its own follows which of two ways to weigh friend-of-friend paths ranks
+ * better (path-weight-fit.ts: the middle's degree; path-recency.ts: when the path was made).
+ * It holds out the newest tenth (at least one) of the follows of a sample of profiles, each
+ * with its return (heldOutFollowsSql), ranks every path of their candidates both ways on what
+ * is left, with the follows-you weight once for every follower (new followers, whom the lists
+ * count twice, are not told apart: both ways rank followers alike), and finds each held-out
+ * follow's place under each (heldOutPlacesSql). Nothing in it is tuned to a graph; the
+ * decisions are sign tests over the follows one way finds and the other does not.
+ */
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { LOW_HALF } from './bounded-lists.ts';
+import { pairKey } from './caller-facts.ts';
+import { followsYouWeightSql } from './scoring-fit.ts';
+import type { ScoringParams } from './scoring.ts';
+import { followeesSql } from './signal-inputs.ts';
+
+/**
+ * mat_held_out_follows: the profiles the fit samples, each with its newest tenth of its
+ * follows, at least one, held out (follows at the same second ordered by a hash): more
+ * held-out follows than profiles, so that a fit on a few thousand profiles can tell the
+ * weights apart. The sample: profiles with at least two follows, in the order of a hash, as
+ * many as REC_FIT_HELD_OUT and as the fit can rank every path of within REC_FIT_PATHS in all
+ * (each with at most a hundredth of that, so that no one profile takes the sample). Not only
+ * those that get every path in their lists: in a large world hardly any does. Written as a
+ * table of its own because the fits read it in several places, and ClickHouse works a
+ * subquery out again wherever it appears.
+ */
+export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
+  const { heldOut, paths } = params.pathFit;
+  const sampled = sql`
+    SELECT arrayJoin(arraySlice(profiles, 1, least(${heldOut}, arrayCount(total -> total <= ${paths}, arrayCumSum(path_counts)))))
+    FROM
+    (
+        SELECT arraySort((p, h) -> h, groupArray(p), groupArray(cityHash64(p))) AS profiles,
+               arraySort((n, h) -> h, groupArray(paths), groupArray(cityHash64(p))) AS path_counts
+        FROM mat_path_counts
+        WHERE snapshot_id = ${snapshotId} AND paths <= intDiv(${paths}, 100)
+          AND p IN (SELECT src FROM ${edges} AND src_degree >= 2)
+    )`;
+  const sampledIds = sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND pid IN (${sampled})`;
+  const newest = sql`bitShiftLeft(toUInt64(toUInt32(followed_at)), 32) + bitAnd(cityHash64(p, f), ${LOW_HALF})`;
+  // GLOBAL: on a cluster follows is read through a Distributed table, whose shards would look
+  // for mat_profiles in their default database; the set is built here and sent along.
+  return sql`
+    INSERT INTO mat_held_out_follows (snapshot_id, p, t)
+    SELECT ${snapshotId}, p, arrayJoin(arraySlice(oldest_first, length(oldest_first) - intDiv(length(oldest_first) + 9, 10) + 1))
+    FROM
+    (
+        SELECT p, arraySort((f, key) -> key, groupArray(f), groupArray(${newest})) AS oldest_first
+        FROM (${followeesSql(snapshotId, sampledIds, sql`follower_profile_id GLOBAL IN (SELECT profile_id FROM (${sampledIds}))`)})
+        GROUP BY p
+    )`;
+}
+
+/**
+ * Two ways of weighing a path, as expressions over a path's columns: `degree` (how many its
+ * middle follows), `moment` (when its middle followed the candidate, path-recency.ts), and the
+ * sampled profile's `newest_moment` (of its newest follow left) and `follows_anyone`.
+ */
+export interface PathScores {
+  a: SqlFragment;
+  b: SqlFragment;
+}
+
+/** (by_a, by_b) per held-out follow: how many candidates score more under each way (REC_FIT_PLACES where it is no candidate). */
+export type HeldOutPlaces = SqlFragment;
+
+export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scores: PathScores): HeldOutPlaces {
+  const { places } = params.pathFit;
+  const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
+  const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
+  const sampled = sql`SELECT p FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
+  const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM (${heldOut}))`;
+  // Whom the sampled profiles still follow once their held-out follows are hidden.
+  const stillFollowedRows = sql`${edges} AND src IN (${sampled}) AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`;
+  const stillFollowed = sql`(SELECT ${pairKey('src', 'dst')} FROM ${stillFollowedRows})`;
+  // Who still follows them: a held-out follow's return is held out with it, so that the
+  // held-out profile is found through paths, where the ways differ, and not as a follower
+  // (which both rank alike).
+  const stillFollowing = sql`${edges} AND dst IN (${sampled}) AND ${pairKey('dst', 'src')} NOT IN ${heldPairs}`;
+  // Every path p -> f -> c and p <- f -> c of what is left (f not followed by p), onward too:
+  // a sampled f's own held-out follows are hidden from every path through it, as the newest
+  // follows of everyone are unknown when a profile makes its next one.
+  const hops = sql`
+    SELECT src AS p, dst AS f FROM ${stillFollowedRows}
+    UNION ALL
+    SELECT dst AS p, src AS f FROM ${stillFollowing} AND ${pairKey('dst', 'src')} NOT IN ${stillFollowed}`;
+  const newest = sql`SELECT src AS p, max(moment) AS newest_moment, toUInt8(1) AS follows_anyone FROM ${stillFollowedRows} GROUP BY src`;
+  const followsYou = sql`(${followsYouWeightSql(snapshotId, params)} + 0.000001)`;
+  const evidence = sql`
+    SELECT p, c, ${scores.a} AS score_a, ${scores.b} AS score_b
+    FROM
+    (
+        SELECT p, c, degree, moment
+        FROM (${hops}) AS hops
+        ALL INNER JOIN (SELECT src AS f, dst AS c, src_degree AS degree, moment FROM ${edges} AND src IN (SELECT f FROM (${hops})) AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}) AS onward USING f
+        WHERE c != p AND ${pairKey('p', 'c')} NOT IN ${stillFollowed}
+    ) AS paths
+    ALL LEFT JOIN (${newest}) AS newest USING p
+    UNION ALL
+    SELECT dst AS p, src AS c, ${followsYou} AS score_a, ${followsYou} AS score_b
+    FROM ${stillFollowing} AND ${pairKey('dst', 'src')} NOT IN ${stillFollowed}`;
+  // A held-out follow is found when it is a candidate (every score is > 0) and fewer than
+  // REC_FIT_PLACES others score more: that count is its place. Its score is read first, so
+  // that the lambda captures a number, not the array (a captured column is copied for every element).
+  const scoreOfHeldOut = (scores: string) => sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
+  const place = (scores: string, held: string) => sql`if(${identifier(held)} = 0, ${places}, arrayCount(s -> s > ${identifier(held)}, ${identifier(scores)}))`;
+  return sql`
+    SELECT ${place('scores_a', 'held_a')} AS by_a, ${place('scores_b', 'held_b')} AS by_b
+    FROM
+    (
+        SELECT scores_a, scores_b, ${scoreOfHeldOut('scores_a')} AS held_a, ${scoreOfHeldOut('scores_b')} AS held_b
+        FROM (${heldOut}) AS held
+        ALL LEFT JOIN
+        (
+            SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates,
+                   groupArray(score_a) AS scores_a, groupArray(score_b) AS scores_b
+            FROM
+            (
+                -- Rounded as the lists' scores are, so that float summation order never reorders near-ties.
+                SELECT ${pairKey('p', 'c')} AS pair, round(sum(score_a), 9) AS score_a, round(sum(score_b), 9) AS score_b
+                FROM (${evidence})
+                GROUP BY pair
+            )
+            GROUP BY p
+        ) AS ranked USING p
+    )`;
+}
+
+/** (held_out, found_a, found_b, only_a, only_b): what each way found of the held-out follows. */
+export function placesCountedSql(params: ScoringParams, places: HeldOutPlaces): SqlFragment {
+  const first = params.pathFit.places;
+  return sql`
+    SELECT count() AS held_out, countIf(by_a < ${first}) AS found_a, countIf(by_b < ${first}) AS found_b,
+           countIf(by_a < ${first} AND by_b >= ${first}) AS only_a, countIf(by_b < ${first} AND by_a >= ${first}) AS only_b
+    FROM (${places})`;
+}

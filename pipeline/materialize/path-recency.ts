@@ -1,0 +1,118 @@
+/**
+ * When a friend-of-friend path was made. People tend to follow next whom their friends
+ * followed about when they themselves last followed anyone: activity comes in bursts, and a
+ * friend's follow from the same weeks says more than one from years before or after. So a
+ * path p -> f -> c (or p <- f -> c) can weigh by how near f's follow of c is to p's newest
+ * follow of its own, when the run's fit finds that this ranks its own held-out newest follows
+ * no worse (recencyFitSql); docs/quality.md measures it.
+ *
+ * Time is measured in each run's follows, not in seconds, so that one rule serves an app whose
+ * history is weeks and one whose history is years: a follow's moment is its place among the
+ * run's follows, 2000 x (those made before it + half of those made in the same second) / all
+ * of them (mat_follow_times), 0 for the earliest and 2000 after the newest. A path whose
+ * follow is `gap` moments from the caller's newest follow weighs
+ *
+ *     (0.2 + e^(-gap / 200)) / 1.2
+ *
+ * times its middle's weight: 1 at the same moment, half at about a tenth of the run's follows
+ * apart, a sixth at the far end. A caller that follows nobody has no newest follow, and its
+ * paths weigh 1; so does every path where all follows share one second (a graph without
+ * times), or where the fit left recency off.
+ */
+import { z } from 'zod';
+import type { ClickHouse } from '../../shared/clickhouse/client.ts';
+import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { heldOutPlacesSql, placesCountedSql, type HeldOutPlaces } from './held-out-ranking.ts';
+import { pathWeightSql } from './path-weight.ts';
+import { readRunRow, runValueSql } from './run-row.ts';
+import type { ScoringParams } from './scoring.ts';
+import { followeesSql } from './signal-inputs.ts';
+
+/** A path's least weight, before the scale that makes a path at the caller's own moment weigh 1. */
+const FLOOR = 0.2;
+/** Moments (of 2000) over which a path's weight above the floor falls to 1 / e: a tenth of the run's follows. */
+const DECAY = 200;
+
+/**
+ * mat_follow_times: each second at which the run's follows (those mat_follow_edges holds) were
+ * made, how many were made by then, and the moment of a follow made then.
+ */
+export function followTimesSql(snapshotId: number): SqlFragment {
+  const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
+  return sql`
+    INSERT INTO mat_follow_times (snapshot_id, followed_at, through, moment)
+    SELECT ${snapshotId}, followed_at, through, toUInt16(intDiv(1000 * (through - made + through), total))
+    FROM
+    (
+        SELECT arraySort(groupArray(second)) AS seconds, arraySort((n, s) -> s, groupArray(follows), groupArray(second)) AS counts,
+               arrayCumSum(counts) AS throughs, arraySum(counts) AS total
+        FROM (SELECT followed_at AS second, count() AS follows FROM (${follows}) GROUP BY second)
+    )
+    ARRAY JOIN seconds AS followed_at, counts AS made, throughs AS through`;
+}
+
+/**
+ * The moment of a follow made at `time` (a DateTime scalar) among the snapshot's follows: for
+ * a follow the run holds, as mat_follow_times has it; for a later one (a live follow read on
+ * demand), 2000; 0 when the run holds no follow at all.
+ */
+export function momentAtSql(snapshotId: number, time: SqlFragment): SqlFragment {
+  return sql`
+    (SELECT toUInt16(if(max(through) = 0, 0, intDiv(1000 * (maxIf(through, followed_at < ${time}) + maxIf(through, followed_at <= ${time})), max(through))))
+     FROM mat_follow_times WHERE snapshot_id = ${snapshotId})`;
+}
+
+/**
+ * What a path whose follow was made at `moment` weighs, as a share, for a caller whose newest
+ * follow was made at `newest` (`followsAnyone` 0: a caller that follows nobody, 1 for every path).
+ */
+export function recencyOf(moment: SqlFragment, newest: SqlFragment, followsAnyone: SqlFragment): SqlFragment {
+  return sql`if(${followsAnyone} = 1, (${FLOOR} + exp(-abs(toInt32(${moment}) - toInt32(${newest})) / ${DECAY})) / ${1 + FLOOR}, 1)`;
+}
+
+/** What a path weighs for its time in this run's lists: recencyOf where the run chose recency, else 1. */
+export function pathRecencySql(snapshotId: number, moment: SqlFragment, newest: SqlFragment, followsAnyone: SqlFragment): SqlFragment {
+  const chosen = runValueSql(snapshotId, 'mat_recency_fit', sql`recency`, sql`0`);
+  return sql`if(${chosen} = 1, ${recencyOf(moment, newest, followsAnyone)}, 1)`;
+}
+
+/**
+ * mat_recency_fit: the held-out follows (held-out-ranking.ts) ranked with the run's path weight,
+ * and with each path also weighed by recencyOf; what each found, and whether the lists weigh
+ * paths by recency. They do unless the follows only the plain ranking finds outnumber those
+ * only the recent one finds by more than twice the square root of both together (a sign test
+ * at about 95 %), or REC_PATH_RECENCY says always or never. On by default, unlike the path
+ * weight's switch: the question the lists answer is always whom a profile follows next, the
+ * question recency is for, and on Bitcoin-Alpha's newest follows it ranked better at every
+ * seed while its fit (about 3,000 held-out follows) was too small to tell at 95 %
+ * (docs/quality.md). Where every follow of the run shares one second, the two rankings are
+ * one and recency changes nothing.
+ */
+export function recencyFitSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  const plain = pathWeightSql(snapshotId, sql`degree`);
+  const places: HeldOutPlaces = heldOutPlacesSql(snapshotId, params, {
+    a: plain,
+    b: sql`${plain} * ${recencyOf(sql`moment`, sql`newest_moment`, sql`follows_anyone`)}`,
+  });
+  const decided =
+    params.pathRecency === 'fit' ? sql`NOT (only_plain > only_recent + 2 * sqrt(only_recent + only_plain))` : sql`${params.pathRecency === 'always' ? 1 : 0}`;
+  return sql`
+    INSERT INTO mat_recency_fit (snapshot_id, held_out, found_plain, found_recent, only_plain, only_recent, recency)
+    SELECT ${snapshotId}, held_out, found_a AS found_plain, found_b AS found_recent, only_a AS only_plain, only_b AS only_recent, toUInt8(${decided})
+    FROM (${placesCountedSql(params, places)})`;
+}
+
+const recencyFitRow = z.object({
+  held_out: z.coerce.number(),
+  found_plain: z.coerce.number(),
+  found_recent: z.coerce.number(),
+  only_plain: z.coerce.number(),
+  only_recent: z.coerce.number(),
+  recency: z.coerce.number().transform((v) => v === 1),
+});
+export type RecencyFit = z.infer<typeof recencyFitRow>;
+
+/** What the run measured and chose (for its log line). */
+export async function readRecencyFit(ch: ClickHouse, snapshotId: number): Promise<RecencyFit | undefined> {
+  return readRunRow(ch, 'mat_recency_fit', snapshotId, recencyFitRow);
+}
