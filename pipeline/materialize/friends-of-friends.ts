@@ -60,23 +60,24 @@ function pathPartSql(snapshotId: number, moment: SqlFragment): SqlFragment {
  * constant"): materialize().
  */
 function withListsSql(snapshotId: number, callers: CallerFacts, hops: SqlFragment, params: ScoringParams): SqlFragment {
+  // The caller's newest follow joins the hops before their lists do, so that no list is copied through a second join.
   const lists = (exact: boolean, candidates: SqlFragment) => sql`
-    SELECT p, f, degree, materialize(exact) AS exact, passes_on, candidates
-    FROM (SELECT p, f, degree, exact, passes_on FROM (${hops}) WHERE exact = ${Number(exact)}) AS hops
+    SELECT p, f, degree, materialize(exact) AS exact, passes_on, newest_moment, follows_anyone, candidates
+    FROM
+    (
+        SELECT p, f, degree, exact, passes_on, newest_moment, follows_anyone
+        FROM (SELECT p, f, degree, exact, passes_on FROM (${hops}) WHERE exact = ${Number(exact)}) AS hops
+        ALL LEFT JOIN (${callers.newestFollows}) AS newest USING p
+    ) AS hops
     ALL INNER JOIN
     (
         SELECT f, ${candidates} AS candidates FROM mat_fof_forward
         WHERE snapshot_id = ${snapshotId} AND f IN (SELECT f FROM (${hops}) WHERE exact = ${Number(exact)})
     ) AS forward USING f`;
   return sql`
-    SELECT *
-    FROM
-    (
-        ${lists(false, sql`arraySlice(candidates, 1, ${params.fof.passOnDepth})`)}
-        UNION ALL
-        ${lists(true, sql`candidates`)}
-    ) AS with_lists
-    ALL LEFT JOIN (${callers.newestFollows}) AS newest USING p`;
+    ${lists(false, sql`arraySlice(candidates, 1, ${params.fof.passOnDepth})`)}
+    UNION ALL
+    ${lists(true, sql`candidates`)}`;
 }
 
 /**
@@ -176,23 +177,29 @@ export function firstHopsSql(snapshotId: number, callers: HopCallers, params: Sc
  * the forward expansion, which leaves these paths to them (passedOnSql). Not for an exact
  * caller, whose forward paths are every path already.
  *
- * Each of c's listed followers is one UInt64, f's degree << 32 | f, filtered inside the list
- * by whether p follows f: about one in ten is kept, and only those become rows.
+ * Each of c's listed followers is one UInt64, f's degree << 32 | f, paired with when f followed
+ * c and filtered inside the list by whether p follows f: about one in ten is kept, and only
+ * those become rows.
  */
 function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number): SqlFragment {
   const followed = sql`(SELECT ${pairKey('p', 'f')} FROM (${callers.followees}))`;
-  const followers = sql`SELECT p, c FROM (${callers.followers})
-                        WHERE ${pairKey('p', 'c')} NOT IN ${followed} AND p NOT IN (SELECT p FROM (${callers.firstHops}) WHERE exact)`;
+  const followers = sql`
+    SELECT p, c, newest_moment, follows_anyone
+    FROM (SELECT p, c FROM (${callers.followers})
+          WHERE ${pairKey('p', 'c')} NOT IN ${followed} AND p NOT IN (SELECT p FROM (${callers.firstHops}) WHERE exact)) AS following_back
+    ALL LEFT JOIN (${callers.newestFollows}) AS newest USING p`;
   // Each listed follower paired with its moment (a run before migration 051 has none: 0 each).
   const withMoments = sql`arrayMap((v, m) -> (v, m), followers, arrayResize(moments, length(followers)))`;
   return sql`
     SELECT p, c, toUInt8(${signal}) AS signal, ${pathPartSql(snapshotId, sql`moment`)} AS part, bitShiftLeft(toUInt64(degree), 32) + f AS key
     FROM
     (
-        SELECT p, c, toUInt32(bitAnd(via.1, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(via.1, 32)) AS degree, via.2 AS moment
+        SELECT p, c, toUInt32(bitAnd(via.1, ${LOW_HALF})) AS f, toUInt32(bitShiftRight(via.1, 32)) AS degree, via.2 AS moment,
+               newest_moment, follows_anyone
         FROM
         (
-            SELECT p, c, arrayJoin(arrayFilter(v -> (bitShiftLeft(toUInt64(p), 32) + bitAnd(v.1, ${LOW_HALF})) IN ${followed}, ${withMoments})) AS via
+            SELECT p, c, newest_moment, follows_anyone,
+                   arrayJoin(arrayFilter(v -> (bitShiftLeft(toUInt64(p), 32) + bitAnd(v.1, ${LOW_HALF})) IN ${followed}, ${withMoments})) AS via
             FROM (${followers}) AS following_back
             ALL INNER JOIN
             (
@@ -200,6 +207,5 @@ function pathsBackSql(snapshotId: number, callers: CallerFacts, signal: number):
                 WHERE snapshot_id = ${snapshotId} AND c IN (SELECT c FROM (${callers.followers}))
             ) AS back USING c
         )
-    ) AS paths
-    ALL LEFT JOIN (${callers.newestFollows}) AS newest USING p`;
+    )`;
 }

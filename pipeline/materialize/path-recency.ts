@@ -41,7 +41,7 @@ export function followTimesSql(snapshotId: number): SqlFragment {
   const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
   return sql`
     INSERT INTO mat_follow_times (snapshot_id, followed_at, through, moment)
-    SELECT ${snapshotId}, followed_at, through, toUInt16(intDiv(1000 * (through - made + through), total))
+    SELECT ${snapshotId}, followed_at, through, toUInt16(intDiv(1000 * (through - made + through), greatest(total, 1)))
     FROM
     (
         SELECT arraySort(groupArray(second)) AS seconds, arraySort((n, s) -> s, groupArray(follows), groupArray(second)) AS counts,
@@ -58,7 +58,7 @@ export function followTimesSql(snapshotId: number): SqlFragment {
  */
 export function momentAtSql(snapshotId: number, time: SqlFragment): SqlFragment {
   return sql`
-    (SELECT toUInt16(if(max(through) = 0, 0, intDiv(1000 * (maxIf(through, followed_at < ${time}) + maxIf(through, followed_at <= ${time})), max(through))))
+    (SELECT toUInt16(intDiv(1000 * (maxIf(through, followed_at < ${time}) + maxIf(through, followed_at <= ${time})), greatest(max(through), 1)))
      FROM mat_follow_times WHERE snapshot_id = ${snapshotId})`;
 }
 

@@ -1,28 +1,38 @@
 /**
  * A friend-of-friend path weighs by how near its follow is to the caller's newest follow
  * (pipeline/materialize/path-recency.ts), here always (REC_PATH_RECENCY=always; when the fit
- * turns it on or off: path-recency-fit.test.ts). Worked out by hand. Four follows:
+ * turns it on or off: path-recency-fit.test.ts). Worked out by hand. Five follows:
  *
- *   z -> old (T-400)   z -> q (T-300)   z -> new (T-200)   p -> z (T-200)
+ *   z -> old (T-400)   z -> new (T-300)   z -> q (T-250)   p -> z (T-200)   new -> p (T-100)
  *
- * Moments, 1000 x (follows before + follows at or before) / 4: T-400 250, T-300 750, T-200
- * 1500. p's newest follow is at 1500; z follows 3, so each path through it weighs
- * w = 1 / ln(e + 3), times (0.2 + e^(-gap / 200)) / 1.2:
+ * Moments, 1000 x (follows before + follows at or before) / 5: 200, 600, 1000, 1400, 1800.
+ * p's newest follow is at 1400; z follows 3, so each path through it weighs w = 1 / ln(e + 3),
+ * times (0.2 + e^(-gap / 200)) / 1.2. new follows p, and began after p's newest follow: it
+ * counts the follows-you weight twice (REC_FOLLOWS_YOU_BONUS 1, with too few follows to fit,
+ * plus a millionth each time):
  *
- *   p's candidate  gap                 score
- *   new            0                   w
- *   q              750                 w (0.2 + e^-3.75) / 1.2
- *   old            1250                w (0.2 + e^-6.25) / 1.2
+ *   p's candidate  evidence                        score
+ *   new            a new follower; z at gap 800    2.000002 + w (0.2 + e^-4) / 1.2
+ *   q              z at gap 400                    w (0.2 + e^-2) / 1.2
+ *   old            z at gap 1200                   w (0.2 + e^-6) / 1.2
  *
- * q follows nobody, so it has no newest follow and its paths (co-followed, through z) weigh w:
- * z first (it follows q: REC_FOLLOWS_YOU_BONUS 1, with too few follows to fit, plus a
- * millionth), then new and old, tied, the lower profile id first.
+ * q follows nobody, so it has no newest follow and its paths (co-followed, through z) weigh
+ * w: z first (it follows q: 1.000001), then new and old, tied, the lower profile id first.
+ *
+ * A newcomer who follows z after the run (T-50) gets its list on demand: its newest follow is
+ * at 2000, after every follow of the snapshot, so q (gap 1000) comes before new (1400) and old
+ * (1800).
+ *
+ * Last, with that follow a sixth, moments 166, 500, 833, 1166, 1500, 1833,
+ * and p's paths sampled instead of counted in full: new's path through z is then a path back
+ * (from a candidate who follows p), at gap 666.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { computeOnDemand } from '../../pipeline/materialize/cold-start.ts';
 import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
+import { parseConfig } from '../../shared/config.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
 import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
@@ -42,12 +52,23 @@ const scored = async (name: string) => (await workedList(env, snapshotId, 'rc_',
 beforeAll(async () => {
   await ingestRecords(env, {
     profiles: ['p', 'z', 'old', 'q', 'new'].map(profile),
-    follows: [follow('z', 'old', 400), follow('z', 'q', 300), follow('z', 'new', 200), follow('p', 'z', 200)],
+    follows: [follow('z', 'old', 400), follow('z', 'new', 300), follow('z', 'q', 250), follow('p', 'z', 200), follow('new', 'p', 100)],
   });
-  const view = await materializeNow(env);
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
-  snapshotId = view.result!.snapshotId;
+  snapshotId = await snapshot();
 });
+
+async function snapshot(settings: Record<string, string> = {}): Promise<number> {
+  const view = await materializeNow(env, parseConfig({ ...env.env, ...settings }));
+  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
+  return view.result!.snapshotId;
+}
+
+/** p's list, its paths through z to new, q and old at these gaps from its newest follow. */
+const pList = (gaps: { new: number; q: number; old: number }) => [
+  { candidate: 'new', score: 2.000002 + w * recency(gaps.new), subject: 'z' },
+  { candidate: 'q', score: w * recency(gaps.q), subject: 'z' },
+  { candidate: 'old', score: w * recency(gaps.old), subject: 'z' },
+];
 
 describe('when a path was made', () => {
   it("places each follow in the run's time by the follows made before it, those of its own second counted half", async () => {
@@ -56,9 +77,11 @@ describe('when a path was made', () => {
       z.object({ at: z.coerce.number(), through: z.coerce.number(), moment: z.coerce.number() }),
     );
     expect(times).toEqual([
-      { at: T - 400, through: 1, moment: 250 },
-      { at: T - 300, through: 2, moment: 750 },
-      { at: T - 200, through: 4, moment: 1500 },
+      { at: T - 400, through: 1, moment: 200 },
+      { at: T - 300, through: 2, moment: 600 },
+      { at: T - 250, through: 3, moment: 1000 },
+      { at: T - 200, through: 4, moment: 1400 },
+      { at: T - 100, through: 5, moment: 1800 },
     ]);
     const names = new Map(
       (await env.ch.query(sql`SELECT pid, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}`, z.object({ pid: z.coerce.number(), profile_id: z.string() }))).map(
@@ -73,19 +96,16 @@ describe('when a path was made', () => {
       .map((r) => ({ follower: names.get(r.src)!, followee: names.get(r.dst)!, moment: r.moment }))
       .sort((a, b) => a.follower.localeCompare(b.follower) || a.followee.localeCompare(b.followee));
     expect(edges).toEqual([
-      { follower: id('p'), followee: id('z'), moment: 1500 },
-      { follower: id('z'), followee: id('new'), moment: 1500 },
-      { follower: id('z'), followee: id('old'), moment: 250 },
-      { follower: id('z'), followee: id('q'), moment: 750 },
+      { follower: id('new'), followee: id('p'), moment: 1800 },
+      { follower: id('p'), followee: id('z'), moment: 1400 },
+      { follower: id('z'), followee: id('new'), moment: 600 },
+      { follower: id('z'), followee: id('old'), moment: 200 },
+      { follower: id('z'), followee: id('q'), moment: 1000 },
     ]);
   });
 
-  it('weighs a path by how near its follow is to my newest: new, then q, then old, each through z', async () => {
-    expectWorkedList(await scored('p'), [
-      { candidate: 'new', score: w, subject: 'z' },
-      { candidate: 'q', score: w * recency(750), subject: 'z' },
-      { candidate: 'old', score: w * recency(1250), subject: 'z' },
-    ]);
+  it('weighs a path by how near its follow is to my newest: new (who also follows me), then q, then old, each through z', async () => {
+    expectWorkedList(await scored('p'), pList({ new: 800, q: 400, old: 1200 }));
   });
 
   it('leaves the paths of a profile that follows nobody as they are', async () => {
@@ -97,13 +117,23 @@ describe('when a path was made', () => {
   });
 
   it("places a newcomer's follow made after the run at 2000, after every follow of the snapshot, in a list computed on demand", async () => {
-    await ingestRecords(env, { profiles: [profile('newcomer')], follows: [follow('newcomer', 'z', 100)] });
+    await ingestRecords(env, { profiles: [profile('newcomer')], follows: [follow('newcomer', 'z', 50)] });
     const computed = await computeOnDemand(env.ch, snapshotId, id('newcomer'), scoringParams(env.config), materializeQuerySettings(env.config));
     expect(computed).toMatchObject({ computed: true });
     expectWorkedList(await scored('newcomer'), [
-      { candidate: 'new', score: w * recency(500), subject: 'z' },
-      { candidate: 'q', score: w * recency(1250), subject: 'z' },
-      { candidate: 'old', score: w * recency(1750), subject: 'z' },
+      { candidate: 'q', score: w * recency(1000), subject: 'z' },
+      { candidate: 'new', score: w * recency(1400), subject: 'z' },
+      { candidate: 'old', score: w * recency(1800), subject: 'z' },
     ]);
+  });
+
+  it('weighs a path back from a candidate who follows me by its time too, when my paths are sampled', async () => {
+    const sampled = await snapshot({ REC_FOF_PATHS: '0', REC_FOF_PATHS_PER_RUN: '0' });
+    const exact = await env.ch.query(
+      sql`SELECT countIf(exact = 1) AS exact FROM mat_first_hops WHERE snapshot_id = ${sampled}`,
+      z.object({ exact: z.coerce.number() }),
+    );
+    expect(exact).toEqual([{ exact: 0 }]);
+    expectWorkedList((await workedList(env, sampled, 'rc_', 'p')).filter((r) => r.score > 0), pList({ new: 666, q: 333, old: 1000 }));
   });
 });
