@@ -8,8 +8,8 @@
  *
  * Time is measured in each run's follows, not in seconds, so that one rule serves an app whose
  * history is weeks and one whose history is years: a follow's moment is its place among the
- * run's follows, 2000 x (those made before it + half of those made in the same second) / all
- * of them (mat_follow_times), 0 for the earliest and 2000 after the newest. A path whose
+ * run's follows, 2000 x (those made before it + half of those made in the same span of time,
+ * TIME_SPANS) / all of them (mat_follow_times), 0 for the earliest and 2000 after the newest. A path whose
  * follow is `gap` moments from the caller's newest follow weighs
  *
  *     (0.2 + e^(-gap / 200)) / 1.2
@@ -34,21 +34,52 @@ const FLOOR = 0.2;
 const DECAY = 200;
 
 /**
- * mat_follow_times: each second at which the run's follows (those mat_follow_edges holds) were
- * made, how many were made by then, and the moment of a follow made then.
+ * How many spans of equal length the run's time is cut into at most (mat_follow_times). A
+ * follow's place is counted by span, not by second: at a million profiles the run holds some
+ * 50 M follows made in some 47 M distinct seconds, and a map from each second to its place
+ * went past the memory cap (docs/benchmarks.md), where 2^20 spans fit in a few megabytes.
+ * Spans are still fine enough: a moment has 2000 steps, so only a burst of more than a
+ * two-thousandth of all follows inside one span blurs more than the moment's own rounding.
+ */
+export const TIME_SPANS = 1048576;
+
+/**
+ * mat_follow_times: each span of `seconds` (TIME_SPANS spans cover the app's follows, from its
+ * first to its newest) in which at least one of the run's follows (those mat_follow_edges
+ * holds) was made, how many were made by its end, and the moment of a follow made in it: 2000
+ * x (follows made before the span + half of those made in it) / all of them. Spans start at
+ * multiples of `seconds`, so a time finds its span by arithmetic (spanStartSql), not a search.
  */
 export function followTimesSql(snapshotId: number): SqlFragment {
   const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
+  // The span's length comes from every follow stored, not only the run's: a superset's range
+  // holds the run's, and its minimum and maximum are one cheap column scan.
   return sql`
-    INSERT INTO mat_follow_times (snapshot_id, followed_at, through, moment)
-    SELECT ${snapshotId}, followed_at, through, toUInt16(intDiv(1000 * (through - made + through), greatest(total, 1)))
+    INSERT INTO mat_follow_times (snapshot_id, since, seconds, through, moment)
+    SELECT ${snapshotId}, toDateTime(span * span_seconds), span_seconds, through, toUInt16(intDiv(1000 * (through - made + through), greatest(total, 1)))
     FROM
     (
-        SELECT arraySort(groupArray(second)) AS seconds, arraySort((n, s) -> s, groupArray(follows), groupArray(second)) AS counts,
+        SELECT any(seconds) AS span_seconds, arraySort(groupArray(span_index)) AS spans,
+               arraySort((n, s) -> s, groupArray(follows), groupArray(span_index)) AS counts,
                arrayCumSum(counts) AS throughs, arraySum(counts) AS total
-        FROM (SELECT followed_at AS second, count() AS follows FROM (${follows}) GROUP BY second)
+        FROM
+        (
+            SELECT intDiv(toUInt32(followed_at), length_seconds) AS span_index, any(length_seconds) AS seconds, count() AS follows
+            FROM (SELECT followed_at FROM (${follows})) AS run_follows
+            CROSS JOIN
+            (
+                SELECT toUInt32(intDiv(toUInt32(max(followed_at)) - toUInt32(min(followed_at)), ${TIME_SPANS}) + 1) AS length_seconds FROM follows
+            ) AS span_length
+            GROUP BY span_index
+        )
     )
-    ARRAY JOIN seconds AS followed_at, counts AS made, throughs AS through`;
+    ARRAY JOIN spans AS span, counts AS made, throughs AS through`;
+}
+
+/** The start of the run's span (mat_follow_times) that holds a follow made at `time`. */
+export function spanStartSql(snapshotId: number, time: SqlFragment): SqlFragment {
+  const seconds = sql`(SELECT greatest(any(seconds), 1) FROM mat_follow_times WHERE snapshot_id = ${snapshotId})`;
+  return sql`toDateTime(intDiv(toUInt32(${time}), ${seconds}) * ${seconds})`;
 }
 
 /**
@@ -58,7 +89,7 @@ export function followTimesSql(snapshotId: number): SqlFragment {
  */
 export function momentAtSql(snapshotId: number, time: SqlFragment): SqlFragment {
   return sql`
-    (SELECT toUInt16(intDiv(1000 * (maxIf(through, followed_at < ${time}) + maxIf(through, followed_at <= ${time})), greatest(max(through), 1)))
+    (SELECT toUInt16(intDiv(1000 * (maxIf(through, since + seconds <= ${time}) + maxIf(through, since <= ${time})), greatest(max(through), 1)))
      FROM mat_follow_times WHERE snapshot_id = ${snapshotId})`;
 }
 

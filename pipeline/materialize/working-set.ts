@@ -13,7 +13,7 @@ import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, follow
 import { pathWeightOf } from './path-weight.ts';
 import { heldOutFollowsSql } from './held-out-ranking.ts';
 import { pathWeightFitSql } from './path-weight-fit.ts';
-import { followTimesSql, recencyFitSql } from './path-recency.ts';
+import { followTimesSql, recencyFitSql, spanStartSql } from './path-recency.ts';
 import { exactProfilesSql, pathBudgetSql, pathCountsTableSql } from './path-budget.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
@@ -156,9 +156,10 @@ function addressesSql(snapshotId: number): SqlFragment {
 }
 
 /**
- * Active app follows between known profiles, each with its moment (path-recency.ts). Each
- * follower's weight as the middle of a friend-of-friend path falls with how many it follows:
- * someone who follows everybody says little about any one of them.
+ * Active app follows between known profiles, each with its moment (path-recency.ts; a follow
+ * made after mat_follow_times was written, which no span of the run holds, is newer than all
+ * of them: 2000). Each follower's weight as the middle of a friend-of-friend path falls with
+ * how many it follows: someone who follows everybody says little about any one of them.
  */
 function followEdgesSql(snapshotId: number): SqlFragment {
   const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
@@ -167,9 +168,12 @@ function followEdgesSql(snapshotId: number): SqlFragment {
     SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)} AS src_weight, moment
     FROM
     (
-        SELECT p, groupArray(f) AS followees, groupArray(follow_moment) AS moments
-        FROM (SELECT p, f, followed_at FROM (${follows})) AS follows
-        ALL INNER JOIN (SELECT followed_at, moment AS follow_moment FROM mat_follow_times WHERE snapshot_id = ${snapshotId}) AS times USING followed_at
+        SELECT p, groupArray(f) AS followees, groupArray(if(placed = 1, follow_moment, 2000)) AS moments
+        FROM (SELECT p, f, ${spanStartSql(snapshotId, sql`followed_at`)} AS since FROM (${follows})) AS follows
+        ALL LEFT JOIN
+        (
+            SELECT since, moment AS follow_moment, toUInt8(1) AS placed FROM mat_follow_times WHERE snapshot_id = ${snapshotId}
+        ) AS times USING since
         GROUP BY p
     )
     ARRAY JOIN followees AS dst, moments AS moment`;

@@ -73,15 +73,15 @@ const pList = (gaps: { new: number; q: number; old: number }) => [
 describe('when a path was made', () => {
   it("places each follow in the run's time by the follows made before it, those of its own second counted half", async () => {
     const times = await env.ch.query(
-      sql`SELECT toUInt32(followed_at) AS at, through, moment FROM mat_follow_times WHERE snapshot_id = ${snapshotId} ORDER BY followed_at`,
-      z.object({ at: z.coerce.number(), through: z.coerce.number(), moment: z.coerce.number() }),
+      sql`SELECT toUInt32(since) AS at, seconds, through, moment FROM mat_follow_times WHERE snapshot_id = ${snapshotId} ORDER BY since`,
+      z.object({ at: z.coerce.number(), seconds: z.coerce.number(), through: z.coerce.number(), moment: z.coerce.number() }),
     );
     expect(times).toEqual([
-      { at: T - 400, through: 1, moment: 200 },
-      { at: T - 300, through: 2, moment: 600 },
-      { at: T - 250, through: 3, moment: 1000 },
-      { at: T - 200, through: 4, moment: 1400 },
-      { at: T - 100, through: 5, moment: 1800 },
+      { at: T - 400, seconds: 1, through: 1, moment: 200 },
+      { at: T - 300, seconds: 1, through: 2, moment: 600 },
+      { at: T - 250, seconds: 1, through: 3, moment: 1000 },
+      { at: T - 200, seconds: 1, through: 4, moment: 1400 },
+      { at: T - 100, seconds: 1, through: 5, moment: 1800 },
     ]);
     const names = new Map(
       (await env.ch.query(sql`SELECT pid, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}`, z.object({ pid: z.coerce.number(), profile_id: z.string() }))).map(

@@ -121,7 +121,7 @@ describe('the weight of a path’s middle, fitted on held-out follows', () => {
 
   it("hides a sampled profile's held-out follows from the paths through it, as everyone's newest follows are unknown when one makes the next", async () => {
     await ingestRecords(env, hiddenFromPaths);
-    expect(await fitOf(await snapshot())).toEqual([
+    expect(await fitOf(await readySnapshot(env))).toEqual([
       { held_out: 29, found_adamic_adar: 13, found_resource_allocation: 11, only_adamic_adar: 12, only_resource_allocation: 10, path_weight: 'adamic-adar' },
     ]);
   });

@@ -11,13 +11,14 @@
 CREATE TABLE IF NOT EXISTS mat_follow_times
 (
     snapshot_id  UInt32    COMMENT 'Run',
-    followed_at  DateTime  COMMENT 'A second at which at least one of the run''s follows (mat_follow_edges) was made',
-    through      UInt64    COMMENT 'How many of the run''s follows were made at or before followed_at',
-    moment       UInt16    COMMENT 'Place in the run''s time of a follow made at followed_at: 2000 x (those made before it + half of those made in that second) / all of them, rounded down; 0 for the earliest, 2000 after the newest'
+    since        DateTime  COMMENT 'Start of a span of time in which at least one of the run''s follows (mat_follow_edges) was made; spans start at multiples of seconds',
+    seconds      UInt32    COMMENT 'Length of every span of the run: the app''s follows, first to newest, cut into 2^20 spans at most (pipeline/materialize/path-recency.ts, TIME_SPANS)',
+    through      UInt64    COMMENT 'How many of the run''s follows were made before the span ends',
+    moment       UInt16    COMMENT 'Place in the run''s time of a follow made in the span: 2000 x (those made before the span + half of those made in it) / all of them, rounded down; 0 for the earliest, 2000 after the newest'
 )
 ENGINE = MergeTree
 PARTITION BY snapshot_id
-ORDER BY followed_at;
+ORDER BY since;
 
 ALTER TABLE mat_follow_edges ADD COLUMN moment UInt16;
 
