@@ -30,11 +30,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { computeOnDemand } from '../../pipeline/materialize/cold-start.ts';
+import { momentAtSql } from '../../pipeline/materialize/path-recency.ts';
 import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, materializeNow, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList } from '../support/worked-lists.ts';
 
@@ -135,5 +136,42 @@ describe('when a path was made', () => {
     );
     expect(exact).toEqual([{ exact: 0 }]);
     expectWorkedList((await workedList(env, sampled, 'rc_', 'p')).filter((r) => r.score > 0), pList({ new: 666, q: 333, old: 1000 }));
+  });
+});
+
+/**
+ * Follows made further apart than TIME_SPANS seconds are placed by span, not by second. Here
+ * 2^21 seconds apart: spans of intDiv(2^21, 2^20) + 1 = 3 seconds, starting at multiples of 3.
+ * a follows b and c one second apart, in one span: each counts the other half, 1000 x (0 + 2)
+ * / 3 = 666; b's follow of d, alone in its span, is at 1000 x (2 + 3) / 3 = 1666.
+ */
+describe('when follows are further apart than a second per span', () => {
+  const spanEnv = useTestEnvironment({ REC_PATH_RECENCY: 'always' });
+  const first = 3 * Math.floor((T - 2 ** 21 - 10) / 3);
+  const at = (from: string, to: string, time: number) => ({ followerProfileId: id(from), followeeProfileId: id(to), followedAt: time });
+
+  it('counts the follows of one span half each, and places a time on demand by the span that holds it', async () => {
+    await ingestRecords(spanEnv, {
+      profiles: ['a', 'b', 'c', 'd'].map(profile),
+      follows: [at('a', 'b', first), at('a', 'c', first + 1), at('b', 'd', first + 2 ** 21)],
+    });
+    const spanSnapshot = await readySnapshot(spanEnv);
+    const times = await spanEnv.ch.query(
+      sql`SELECT toUInt32(since) AS at, seconds, through, moment FROM mat_follow_times WHERE snapshot_id = ${spanSnapshot} ORDER BY since`,
+      z.object({ at: z.coerce.number(), seconds: z.coerce.number(), through: z.coerce.number(), moment: z.coerce.number() }),
+    );
+    expect(times).toEqual([
+      { at: first, seconds: 3, through: 2, moment: 666 },
+      { at: first + 2 ** 21 - 2, seconds: 3, through: 3, moment: 1666 },
+    ]);
+    const edgeMoments = await spanEnv.ch.query(
+      sql`SELECT moment FROM mat_follow_edges WHERE snapshot_id = ${spanSnapshot} ORDER BY moment`,
+      z.object({ moment: z.coerce.number() }),
+    );
+    expect(edgeMoments.map((r) => r.moment)).toEqual([666, 666, 1666]);
+    // A live follow read on demand: inside the first span, between the spans, after the last.
+    const momentAt = async (time: number) =>
+      (await spanEnv.ch.query(sql`SELECT ${momentAtSql(spanSnapshot, sql`toDateTime(${time})`)} AS moment`, z.object({ moment: z.coerce.number() })))[0]!.moment;
+    expect([await momentAt(first + 2), await momentAt(first + 3), await momentAt(first + 2 ** 21 + 1)]).toEqual([666, 1333, 2000]);
   });
 });
