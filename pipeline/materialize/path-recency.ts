@@ -16,7 +16,7 @@
  *
  * times its middle's weight: 1 at the same moment, half at about a tenth of the run's follows
  * apart, a sixth at the far end. A caller that follows nobody has no newest follow, and its
- * paths weigh 1; so does every path where all follows share one second (a graph without
+ * paths weigh 1; so does every path where all follows share one span (a graph without
  * times), or where the fit left recency off.
  */
 import { z } from 'zod';
@@ -116,7 +116,7 @@ export function pathRecencySql(snapshotId: number, moment: SqlFragment, newest: 
  * weight's switch: the question the lists answer is always whom a profile follows next, the
  * question recency is for, and on Bitcoin-Alpha's newest follows it ranked better at every
  * seed while its fit (about 3,000 held-out follows) was too small to tell at 95 %
- * (docs/quality.md). Where every follow of the run shares one second, the two rankings are
+ * (docs/quality.md). Where every follow of the run shares one span, the two rankings are
  * one and recency changes nothing.
  */
 export function recencyFitSql(snapshotId: number, params: ScoringParams): SqlFragment {
