@@ -41,7 +41,7 @@ const DECAY = 200;
  * Spans are still fine enough: a moment has 2000 steps, so only a burst of more than a
  * two-thousandth of all follows inside one span blurs more than the moment's own rounding.
  */
-export const TIME_SPANS = 1048576;
+export const TIME_SPANS = 2 ** 20;
 
 /**
  * mat_follow_times: each span of `seconds` (TIME_SPANS spans cover the app's follows, from its

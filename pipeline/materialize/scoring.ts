@@ -23,7 +23,7 @@ export interface ScoringParams {
   /** How the run fits what a path's middle weighs (path-weight-fit.ts). */
   pathFit: { heldOut: number; paths: number; places: number };
   /** Whether paths weigh by when they were made (path-recency.ts). */
-  pathRecency: 'fit' | 'always' | 'never';
+  pathRecency: Config['REC_PATH_RECENCY'];
   /** Holders each collection recommends. */
   nftCandidatesPerCollection: number;
 }
