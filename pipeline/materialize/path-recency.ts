@@ -8,9 +8,9 @@
  *
  * Time is measured in each run's follows, not in seconds, so that one rule serves an app whose
  * history is weeks and one whose history is years: a follow's moment is its place among the
- * run's follows, 2000 x (those made before it + half of those made in the same span of time,
- * TIME_SPANS) / all of them (mat_follow_times), 0 for the earliest and 2000 after the newest. A path whose
- * follow is `gap` moments from the caller's newest follow weighs
+ * run's follows, 2000 x (those made before it + half of those made in the same span of
+ * time, TIME_SPANS) / all of them (mat_follow_times), 0 for the earliest and 2000 after the
+ * newest. A path whose follow is `gap` moments from the caller's newest follow weighs
  *
  *     (0.2 + e^(-gap / 200)) / 1.2
  *
@@ -26,7 +26,7 @@ import { heldOutPlacesSql, placesCountedSql, type HeldOutPlaces } from './held-o
 import { pathWeightSql } from './path-weight.ts';
 import { readRunRow, runValueSql } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
-import { followeesSql } from './signal-inputs.ts';
+import { runFollowsSql } from './signal-inputs.ts';
 
 /** A path's least weight, before the scale that makes a path at the caller's own moment weigh 1. */
 const FLOOR = 0.2;
@@ -51,7 +51,7 @@ export const TIME_SPANS = 2 ** 20;
  * multiples of `seconds`, so a time finds its span by arithmetic (spanStartSql), not a search.
  */
 export function followTimesSql(snapshotId: number): SqlFragment {
-  const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
+  const follows = runFollowsSql(snapshotId);
   // The span's length comes from every follow stored, not only the run's: a superset's range
   // holds the run's, and its minimum and maximum are one cheap column scan.
   return sql`

@@ -138,6 +138,11 @@ export function followeesSql(snapshotId: number, followers: SqlFragment, onlyFol
     WHERE f != p`;
 }
 
+/** (p, f, followed_at): every follow between the snapshot's profiles now, the follows a run holds. */
+export function runFollowsSql(snapshotId: number): SqlFragment {
+  return followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
+}
+
 /**
  * (p, c): profiles of the snapshot that follow the one caller `profileId` (dense id `pid`) now;
  * with `newOnly`, only those who began after the caller's newest follow of its own (as

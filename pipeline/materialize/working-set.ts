@@ -25,10 +25,10 @@ import type { ScoringParams } from './scoring.ts';
 import {
   WELL_KNOWN_NON_PERSONS,
   eligibleHoldingsSql,
-  followeesSql,
   holdingsSql,
   interactionEndsSql,
   interactionsSql,
+  runFollowsSql,
   socialFollowsSql,
   type Callers,
 } from './signal-inputs.ts';
@@ -162,7 +162,7 @@ function addressesSql(snapshotId: number): SqlFragment {
  * how many it follows: someone who follows everybody says little about any one of them.
  */
 function followEdgesSql(snapshotId: number): SqlFragment {
-  const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
+  const follows = runFollowsSql(snapshotId);
   return sql`
     INSERT INTO mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight, moment)
     SELECT ${snapshotId}, p, dst, length(followees) AS src_degree, ${pathWeightOf('adamic-adar', sql`src_degree`)} AS src_weight, moment
@@ -184,7 +184,7 @@ function followEdgesSql(snapshotId: number): SqlFragment {
  * follows it has not had the chance to return yet.
  */
 function newFollowersTableSql(snapshotId: number): SqlFragment {
-  const follows = followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
+  const follows = runFollowsSql(snapshotId);
   // Join keys get names of their own (followeesSql's note on ClickHouse 18.16 aliases).
   return sql`
     INSERT INTO mat_new_followers (snapshot_id, src, dst)

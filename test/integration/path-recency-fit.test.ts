@@ -28,7 +28,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList } from '../support/worked-lists.ts';
 
@@ -76,12 +76,6 @@ const fitRow = z.object({
   recency: z.coerce.number(),
 });
 
-async function snapshot(): Promise<number> {
-  const view = await materializeNow(env);
-  if (view.state !== 'done') throw new Error(`run ended ${view.state}: ${view.error}`);
-  return view.result!.snapshotId;
-}
-
 async function fitOf(snapshotId: number) {
   return env.ch.query(
     sql`SELECT held_out, found_plain, found_recent, only_plain, only_recent, recency FROM mat_recency_fit WHERE snapshot_id = ${snapshotId}`,
@@ -97,7 +91,7 @@ const p1 = async (snapshotId: number) => (await workedList(env, snapshotId, 'rf_
 describe('whether paths weigh by when they were made, fitted on held-out follows', () => {
   it('leaves recency off when the held-out follows are found beyond chance more often without it, and the lists weigh paths alike', async () => {
     await ingestRecords(env, oldFriends);
-    const snapshotId = await snapshot();
+    const snapshotId = await readySnapshot(env);
     expect(await fitOf(snapshotId)).toEqual([{ held_out: 24, found_plain: 12, found_recent: 0, only_plain: 12, only_recent: 0, recency: 0 }]);
     expectWorkedList(await p1(snapshotId), [
       { candidate: 'x1', score: b, subject: 'b1' },
@@ -107,7 +101,7 @@ describe('whether paths weigh by when they were made, fitted on held-out follows
 
   it('weighs paths by recency when it is not worse, and the lists use it', async () => {
     await ingestRecords(env, friendsOfTheMoment);
-    const snapshotId = await snapshot();
+    const snapshotId = await readySnapshot(env);
     expect(await fitOf(snapshotId)).toEqual([{ held_out: 48, found_plain: 12, found_recent: 12, only_plain: 12, only_recent: 12, recency: 1 }]);
     expectWorkedList(await p1(snapshotId), [
       { candidate: 'y1', score: b * recency(333), subject: 'b1' },

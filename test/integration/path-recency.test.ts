@@ -35,7 +35,7 @@ import { materializeQuerySettings, scoringParams } from '../../pipeline/material
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { T, addressOf } from '../fixtures/small-world.ts';
-import { ingestRecords, materializeNow, readySnapshot } from '../support/pipeline-harness.ts';
+import { ingestRecords, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 import { expectWorkedList, workedList } from '../support/worked-lists.ts';
 
@@ -58,11 +58,7 @@ beforeAll(async () => {
   snapshotId = await snapshot();
 });
 
-async function snapshot(settings: Record<string, string> = {}): Promise<number> {
-  const view = await materializeNow(env, parseConfig({ ...env.env, ...settings }));
-  if (view.state !== 'done') throw new Error(`materialization ${view.state}: ${view.error}`);
-  return view.result!.snapshotId;
-}
+const snapshot = (settings: Record<string, string> = {}) => readySnapshot(env, parseConfig({ ...env.env, ...settings }));
 
 /** p's list, its paths through z to new, q and old at these gaps from its newest follow. */
 const pList = (gaps: { new: number; q: number; old: number }) => [
