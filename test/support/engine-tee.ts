@@ -15,6 +15,14 @@ export interface Divergence {
   difference: string;
 }
 
+/** How long one statement took: waiting for the statements before it, then on each engine. */
+export interface StatementTime {
+  statement: string;
+  waitedMs: number;
+  firstMs: number;
+  secondMs: number;
+}
+
 export interface EngineTee {
   url: string;
   /** Statements whose answers were compared, and those that ran on both without comparing. */
@@ -22,6 +30,8 @@ export interface EngineTee {
   divergences(): Divergence[];
   /** Every statement sent, in order (the SQL, without an INSERT's rows). */
   statements(): string[];
+  /** Every statement's times, in the order sent. */
+  times(): StatementTime[];
   close(): Promise<void>;
 }
 
@@ -29,9 +39,20 @@ export interface EngineTee {
 const FORWARDED_HEADERS = ['authorization', 'content-type', 'content-encoding', 'x-clickhouse-user', 'x-clickhouse-key'];
 const ANSWER_HEADERS = ['content-type', 'x-clickhouse-exception-code', 'x-clickhouse-format', 'x-clickhouse-summary', 'x-clickhouse-query-id', 'x-clickhouse-timezone'];
 
+/** The slowest of some statements, one line each, for a failure message. */
+export function slowestStatements(times: StatementTime[], count = 5): string {
+  const total = (t: StatementTime) => t.waitedMs + t.firstMs + t.secondMs;
+  return [...times]
+    .sort((a, b) => total(b) - total(a))
+    .slice(0, count)
+    .map((t) => `waited ${t.waitedMs.toFixed(0)} ms, first ${t.firstMs.toFixed(0)} ms, second ${t.secondMs.toFixed(0)} ms: ${t.statement.replace(/\s+/g, ' ').slice(0, 200)}`)
+    .join('\n');
+}
+
 export async function startEngineTee(firstUrl: string, secondUrl: string): Promise<EngineTee> {
   const divergences: Divergence[] = [];
   const sent: string[] = [];
+  const times: StatementTime[] = [];
   let compared = 0;
   let uncompared = 0;
   let queue: Promise<unknown> = Promise.resolve();
@@ -50,15 +71,18 @@ export async function startEngineTee(firstUrl: string, secondUrl: string): Promi
     return { status: response.status, body: await response.text(), headers: response.headers };
   }
 
-  async function both(request: IncomingMessage, body: Buffer) {
+  async function both(request: IncomingMessage, body: Buffer, arrived: number) {
     const url = new URL(request.url ?? '/', 'http://tee');
     const query = url.searchParams.get('query');
     // An INSERT's statement is in the URL and its rows in the body; a query's statement is the body.
     const statement = query ?? body.toString('utf8');
+    const started = performance.now();
     const first = await ask(firstUrl, request, body);
+    const between = performance.now();
     const second = await ask(secondUrl, request, body);
     if (url.pathname === '/ping' || statement === '') return first;
     sent.push(statement);
+    times.push({ statement, waitedMs: started - arrived, firstMs: between - started, secondMs: performance.now() - between });
     const reason = uncomparedBecause(statement);
     if (reason && first.status === 200 && second.status === 200) {
       uncompared++;
@@ -73,8 +97,9 @@ export async function startEngineTee(firstUrl: string, secondUrl: string): Promi
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const arrived = performance.now();
     request.on('end', () => {
-      const answer = queue.then(() => both(request, Buffer.concat(chunks)));
+      const answer = queue.then(() => both(request, Buffer.concat(chunks), arrived));
       queue = answer.catch(() => undefined);
       answer.then(
         (first) => {
@@ -97,6 +122,7 @@ export async function startEngineTee(firstUrl: string, secondUrl: string): Promi
     counts: () => ({ compared, uncompared }),
     divergences: () => [...divergences],
     statements: () => [...sent],
+    times: () => [...times],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
