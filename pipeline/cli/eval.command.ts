@@ -38,7 +38,7 @@ const optionsSchema = z
 export function evalCommand(): Command {
   return new Command('eval')
     .description('Measure recommendation quality on a real follow graph with edges held out, against classic baselines')
-    .option('--edges <file>', 'edge list: "from<TAB>to" lines (or "from to time", or "from,to,rating,time" with positive ratings as follows), # comments (SNAP formats)')
+    .option('--edges <file>', 'edge list: "from<TAB>to" lines (or "from to time", or "from,to,rating,time" with positive ratings as follows), # or % comments (SNAP and KONECT formats)')
     .option('--train <file>', 'a split made elsewhere: the follows the recommender sees (with --test)')
     .option('--test <file>', 'a split made elsewhere: the follows it should find (with --train)')
     .option('--split <how>', 'random: each edge hidden with the --holdout probability; time: each user\'s newest --holdout share', 'random')

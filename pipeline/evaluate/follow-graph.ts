@@ -1,7 +1,8 @@
 /**
  * A follow graph read from edge lists: one edge a line, `from to` (SNAP's format, tab or
  * spaces), `from to time`, or `from,to,rating,time` (SNAP's signed trust networks: a
- * positive rating is read as a follow, the others are left out); `#` starts a comment.
+ * positive rating is read as a follow, the others are left out); `#` (SNAP) or `%` (KONECT)
+ * starts a comment.
  * Node ids are whole numbers or 0x-hex; anything else (a header line such as `id_1 id_2`)
  * is refused with its line number, unless the reader is told the first line is a header. An undirected graph's lines are pairs, each listed once.
  * Node ids are renumbered densely (0..n-1) in order of first appearance, across every file
@@ -50,7 +51,7 @@ export class EdgeListReader {
     for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
       lineNumber++;
       const text = line.trim();
-      if (text === '' || text.startsWith('#')) continue;
+      if (text === '' || text.startsWith('#') || text.startsWith('%')) continue;
       if (headerLeft) {
         headerLeft = false;
         continue;
@@ -125,7 +126,7 @@ function parseLine(text: string, where: string): { from: string; to: string; tim
   const [from, to] = parts as [string, string];
   if (!NODE_ID.test(from) || !NODE_ID.test(to)) {
     throw new EdgeListError(
-      `${where}: node ids are whole numbers or 0x-hex, got ${JSON.stringify(text.slice(0, 80))} (a header line? pass --header, or start it with #)`,
+      `${where}: node ids are whole numbers or 0x-hex, got ${JSON.stringify(text.slice(0, 80))} (a header line? pass --header, or start it with # or %)`,
     );
   }
   const numbers = parts.slice(2);

@@ -39,6 +39,12 @@ describe('reading an edge list', () => {
     expect([...graph.time!]).toEqual([10, 20, 50]);
   });
 
+  it('skips comments, SNAP\'s (#) and KONECT\'s (%), wherever they are', async () => {
+    const graph = await readFollowGraph(await file('% asym unweighted\n% 3 3 3\n# Nodes: 3\n1 2\n  % a note\n2 3\n'));
+    expect(graph.nodeIds).toEqual(['1', '2', '3']);
+    expect(graph.from.length).toBe(2);
+  });
+
   it('skips the first line when told it is a header, and only that line', async () => {
     const graph = await new EdgeListReader(false, true).read(await file('# comment\nsource,target,weight,timestamp\n1,2,3,4\n'));
     expect(graph.nodeIds).toEqual(['1', '2']);
