@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../pipeline/cli/soulgraph.ts';
+import { median } from './median.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = Math.max(Number(process.env.BENCH_ROUNDS ?? 5), 1);
@@ -35,7 +36,6 @@ function run(args: string[], env: Record<string, string>): Sample {
   return { wall, cpu: times ? Number(times[1]) + Number(times[2]) : undefined };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 const seconds = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(2));
 
 function summary(samples: Sample[]) {

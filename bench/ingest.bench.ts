@@ -28,6 +28,7 @@ import { transactionRecord } from '../shared/records/chain-activity.ts';
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
 import { startBenchStack } from './bench-stack.ts';
+import { median } from './median.ts';
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
 /** What `soulgraph ingest` uses unless told otherwise. */
@@ -68,11 +69,6 @@ try {
   console.log(`reproduce: BENCH_PROFILES=${PROFILES} BENCH_RUNS=${RUNS} npm run bench:ingest`);
 } finally {
   await shutdown.run();
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function configFor(database: string): Config {

@@ -4,7 +4,8 @@
  * pass of ClickHouse over the same inputs (reading every raw table the run reads, FINAL).
  * Prints seconds, rows written and peak ClickHouse memory per size (and of the priming
  * re-sync, which a weekly full re-sync inside a run repeats), the seconds of each
- * step of the run.
+ * step of the run, and how long a newcomer's first list takes to compute on demand after it
+ * (bench/on-demand-timing.ts) against reading one back.
  *
  * The rows are loaded straight into their tables, so the workers' write-through to the
  * serving copy's mirrors never saw them. They are stamped as ingested a day ago, and the
@@ -17,6 +18,7 @@
  * configured memory cap (MATERIALIZE_MAX_MEMORY_BYTES).
  *
  *   BENCH_SIZES=10000,100000,1000000  BENCH_APP_FOLLOW_SCALE=9 (about 50 follows each)
+ *   BENCH_NEWCOMERS=20 (lists computed on demand after each run)
  *   BENCH_ENGINE=chdb: the same on current ClickHouse (the engine production runs), through
  *   chdb's HTTP front (test/support/chdb-http.ts), which runs one statement at a time
  */
@@ -42,9 +44,13 @@ import { redisConnection, servingRedisUrl } from '../shared/redis.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { startBenchStack } from './bench-stack.ts';
 import { loadDirectly } from './direct-load.ts';
+import { median } from './median.ts';
+import { timeOnDemandLists, type OnDemandTimes } from './on-demand-timing.ts';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const APP_FOLLOW_SCALE = Number(process.env.BENCH_APP_FOLLOW_SCALE ?? 9);
+/** Newcomers whose lists are computed on demand after the run, one after another. */
+const ON_DEMAND_NEWCOMERS = Number(process.env.BENCH_NEWCOMERS ?? 20);
 /** Loaded rows are stamped as ingested this long before the run (see the header). */
 const INGESTED_BEFORE_RUN_SECONDS = 24 * 3600;
 /** Raw tables the run reads, as it reads them. */
@@ -60,6 +66,7 @@ interface SizeResult {
   buckets: number;
   rowsWritten: number;
   peakMemoryBytes: number;
+  onDemand: OnDemandTimes;
 }
 
 const { work, stack, shutdown } = await startBenchStack('materialize');
@@ -95,6 +102,7 @@ try {
       await engine.resetPeakMemory();
       const run = await timeRun(config);
       const peakMemoryBytes = await engine.peakMemory(ch, run.window);
+      const onDemand = await timeOnDemandLists(ch, config, run.snapshotId, ON_DEMAND_NEWCOMERS);
       await printStorage(ch, config, profiles, { mirrors: redisPrimed - redisBefore, lists: (await redisUsedMemory(config)) - redisPrimed });
       const result: SizeResult = {
         profiles,
@@ -106,6 +114,7 @@ try {
         buckets: run.buckets,
         rowsWritten: run.rows,
         peakMemoryBytes,
+        onDemand,
       };
       results.push(result);
       console.log(
@@ -113,6 +122,7 @@ try {
           `peak ${(peakMemoryBytes / 1e9).toFixed(2)} GB of ${(config.MATERIALIZE_MAX_MEMORY_BYTES / 1e9).toFixed(1)} GB; ` +
           `one pass over the inputs ${baselineSeconds.toFixed(1)} s (ratio ${(run.seconds / baselineSeconds).toFixed(1)})`,
       );
+      console.log(onDemandLine(onDemand, config));
     } finally {
       await ch.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
       await ch.close();
@@ -139,7 +149,7 @@ async function timeInputPass(ch: ClickHouse): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function timeRun(config: Config): Promise<{ seconds: number; buckets: number; rows: number; window: [number, number] }> {
+async function timeRun(config: Config): Promise<{ seconds: number; buckets: number; rows: number; window: [number, number]; snapshotId: number }> {
   const workers = await startWorkers(config, silentLogger(), { kinds: [], maintenance: false, materialize: true });
   try {
     const started = performance.now();
@@ -156,10 +166,21 @@ async function timeRun(config: Config): Promise<{ seconds: number; buckets: numb
     await printStepTimes(config, view.snapshotId!, started);
     await printPathChoices(config, view.snapshotId!);
     const window: [number, number] = [startedAt, Math.ceil(Date.now() / 1000)];
-    return { seconds: (performance.now() - started) / 1000, buckets: view.result!.buckets, rows: view.result!.rows, window };
+    return { seconds: (performance.now() - started) / 1000, buckets: view.result!.buckets, rows: view.result!.rows, window, snapshotId: view.snapshotId! };
   } finally {
     await workers.close();
   }
+}
+
+/** A newcomer's first list against reading one back, and against how long the API waits for it. */
+function onDemandLine(times: OnDemandTimes, config: Config): string {
+  const compute = median(times.computeMs);
+  const read = median(times.readMs);
+  return (
+    `  on demand: ${times.computeMs.length} newcomers' lists (${median(times.rows)} rows each, median) computed in ${compute.toFixed(0)} ms median, ` +
+    `${Math.max(...times.computeMs).toFixed(0)} ms at most, against COLD_START_WAIT_MS ${config.COLD_START_WAIT_MS}; ` +
+    `reading one's first page back ${read.toFixed(1)} ms median (ratio ${(compute / read).toFixed(0)})`
+  );
 }
 
 /**

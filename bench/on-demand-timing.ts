@@ -1,0 +1,64 @@
+/**
+ * A new user's first list at a world's size: a caller the nightly run has no list for waits
+ * while the cold-start worker computes one (pipeline/materialize/cold-start.ts), at most
+ * COLD_START_WAIT_MS before the API answers 503. Newcomers here follow whom a sampled profile
+ * of the world follows and hold its wallets, so they have that world's evidence; each list is
+ * computed as the worker computes it and timed against the baseline of reading its first page
+ * back from ClickHouse, side by side.
+ */
+import { z } from 'zod';
+import type { ClickHouse } from '../shared/clickhouse/client.ts';
+import { inList, sql } from '../shared/clickhouse/sql-literal.ts';
+import type { Config } from '../shared/config.ts';
+import { computeOnDemand } from '../pipeline/materialize/cold-start.ts';
+import { materializeQuerySettings, scoringParams } from '../pipeline/materialize/scoring.ts';
+
+export interface OnDemandTimes {
+  /** Milliseconds to compute each newcomer's list, in the order computed. */
+  computeMs: number[];
+  /** Milliseconds to read each list's first page back. */
+  readMs: number[];
+  /** Rows each list got. */
+  rows: number[];
+}
+
+const NEWCOMER_PREFIX = 'newcomer-';
+
+export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshotId: number, count: number): Promise<OnDemandTimes> {
+  const sampled = (
+    await ch.query(
+      sql`SELECT follower_profile_id AS id FROM follows FINAL WHERE active = 1
+          GROUP BY id ORDER BY cityHash64(id) LIMIT ${count}`,
+      z.object({ id: z.string() }),
+    )
+  ).map((r) => r.id);
+  await ch.command(sql`
+    INSERT INTO profiles (profile_id, name, avatar, addresses, social_username, game_platform_id, updated_at, ingested_at)
+    SELECT concat(${NEWCOMER_PREFIX}, profile_id), name, avatar, addresses, '', '', now(), now()
+    FROM profiles FINAL WHERE profile_id IN ${inList(sampled)}`);
+  // Followed after the run: newer than every follow the snapshot placed, as a newcomer's are.
+  await ch.command(sql`
+    INSERT INTO follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
+    SELECT concat(${NEWCOMER_PREFIX}, follower_profile_id), followee_profile_id, now(), NULL, 1, now(), now()
+    FROM follows FINAL WHERE active = 1 AND follower_profile_id IN ${inList(sampled)}`);
+
+  const params = scoringParams(config);
+  const settings = materializeQuerySettings(config);
+  const times: OnDemandTimes = { computeMs: [], readMs: [], rows: [] };
+  for (const id of sampled) {
+    const newcomer = `${NEWCOMER_PREFIX}${id}`;
+    const computing = performance.now();
+    const result = await computeOnDemand(ch, snapshotId, newcomer, params, settings);
+    times.computeMs.push(performance.now() - computing);
+    console.log(`    on demand ${newcomer}: ${result.rows} rows in ${times.computeMs.at(-1)!.toFixed(0)} ms`);
+    if (!result.computed) throw new Error(`${newcomer}: the snapshot already had a list, so nothing was computed on demand`);
+    const reading = performance.now();
+    await ch.query(
+      sql`SELECT rank, candidate_id FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${newcomer} ORDER BY rank LIMIT 50`,
+      z.object({ rank: z.coerce.number(), candidate_id: z.string() }),
+    );
+    times.readMs.push(performance.now() - reading);
+    times.rows.push(result.rows);
+  }
+  return times;
+}
