@@ -12,7 +12,7 @@ import type { Config } from '../../shared/config.ts';
 import { coldStartJobSchema } from '../../shared/queues.ts';
 import { publishLists } from '../serving/list-publisher.ts';
 import type { ServingWriter } from '../serving/serving-writer.ts';
-import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, joinSql, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import type { CallerFacts } from './caller-facts.ts';
 import { namedCandidatesSql, rankedCandidatesSql } from './candidates.ts';
@@ -21,7 +21,7 @@ import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
 import { momentAtSql } from './path-recency.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
-import { eligibleHoldingsSql, followeesSql, followersSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
+import { eligibleHoldingsSql, followeesSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
 import { newestActivityTime } from './working-set.ts';
 
 /** The bucket number of rows computed on demand (see the recommendations table). */
@@ -57,7 +57,8 @@ export async function computeOnDemand(
     pidRow,
   );
   const pid = known?.pid ?? 0;
-  const facts = liveFacts(snapshotId, profileId, pid, profile, params, await newestActivityTime(ch));
+  const follows = await liveFollows(ch, snapshotId, profileId, pid);
+  const facts = await withHopsRead(ch, liveFacts(snapshotId, pid, follows, profile, params, await newestActivityTime(ch)));
   // An attempt that died after ranking the list leaves its rows: its retry only fills them up.
   if (listed.onDemand === 0) {
     await ch.command(
@@ -84,11 +85,122 @@ export async function computeOnDemand(
   return { rows: after.onDemand, computed: listed.onDemand === 0 };
 }
 
+/**
+ * The profile's follows now, among the snapshot's profiles: whom it follows and who follows
+ * it, with when each began, and when it last followed anyone at all. Read once, before the
+ * ranking: the ranking SQL names the caller's follows in dozens of places, and ClickHouse
+ * reads a subquery again wherever it appears, so as subqueries of the raw follows table they
+ * cost a scan each (a caller's followers are found by followee, which the table is not
+ * ordered by): 61.5 s for one list in a 10 k-profile world, where the COLD_START_WAIT_MS
+ * the API waits is 5 s (docs/benchmarks.md). As literal rows they cost nothing to read again.
+ */
+interface LiveFollows {
+  /** Dense ids of the snapshot's profiles it follows, and when each follow began (unix seconds). */
+  followees: { pids: number[]; since: number[] };
+  /** The same of those who follow it. */
+  followers: { pids: number[]; since: number[] };
+  /** When it last followed anyone (also a profile the snapshot does not hold); undefined if it follows nobody. */
+  newestOwnFollow: number | undefined;
+}
+
+const followRow = z.object({ other: z.coerce.number(), since: z.coerce.number() });
+const newestRow = z.object({ follows: z.coerce.number(), newest: z.coerce.number() });
+
+async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string, pid: number): Promise<LiveFollows> {
+  const followees = await ch.query(
+    sql`SELECT f AS other, toUInt32(followed_at) AS since
+        FROM (${followeesSql(snapshotId, sql`SELECT ${profileId} AS profile_id, toUInt32(${pid}) AS p`, sql`follower_profile_id = ${profileId}`)})
+        ORDER BY other`,
+    followRow,
+  );
+  // The followers' ids first, from any row that names the profile as followee (one scan of a
+  // single column); then their rows now, looked up by follower, which the table is ordered by.
+  const followers = await ch.query(
+    sql`SELECT c AS other, toUInt32(followed_at) AS since
+        FROM
+        (
+            SELECT follower_profile_id, followed_at FROM follows FINAL
+            WHERE follower_profile_id IN (SELECT follower_profile_id FROM follows WHERE followee_profile_id = ${profileId})
+              AND followee_profile_id = ${profileId} AND active = 1
+        ) AS follows
+        ALL INNER JOIN
+        (
+            SELECT profile_id AS follower_profile_id, pid AS c FROM mat_profiles WHERE snapshot_id = ${snapshotId}
+        ) AS followers USING follower_profile_id
+        ORDER BY other`,
+    followRow,
+  );
+  const [newest] = await ch.query(
+    sql`SELECT count() AS follows, toUInt32(max(followed_at)) AS newest FROM follows FINAL WHERE follower_profile_id = ${profileId} AND active = 1`,
+    newestRow,
+  );
+  const columns = (rows: z.infer<typeof followRow>[]) => ({ pids: rows.map((r) => r.other), since: rows.map((r) => r.since) });
+  return {
+    followees: columns(followees),
+    followers: columns(followers),
+    newestOwnFollow: newest && newest.follows > 0 ? newest.newest : undefined,
+  };
+}
+
+/** (p, <other>, followed_at): follows as literal rows of the caller `p`; `other` names the column of the other profile. */
+function followRowsSql(pid: number, follows: { pids: number[]; since: number[] }, other: 'f' | 'c'): SqlFragment {
+  return literalRowsSql({ p: 'UInt32', [other]: 'UInt32', followed_at: 'DateTime' }, {
+    p: follows.pids.map(() => pid),
+    [other]: follows.pids,
+    followed_at: follows.since,
+  });
+}
+
+type ColumnType = 'UInt8' | 'UInt16' | 'UInt32' | 'DateTime';
+
+/**
+ * Rows as a relation written out in the statement: one array a column, ARRAY JOINed (columns
+ * of equal length); with no rows, the same columns `WHERE 0`.
+ */
+function literalRowsSql(types: Record<string, ColumnType>, columns: Record<string, number[]>): SqlFragment {
+  const names = Object.keys(types);
+  const cast = (name: string, value: SqlFragment) => sql`${new SqlFragment(`to${types[name]!}`)}(${value}) AS ${identifier(name)}`;
+  if (columns[names[0]!]!.length === 0) return sql`SELECT ${joinSql(names.map((name) => cast(name, sql`0`)), ', ')} WHERE 0`;
+  const values = (name: string) => identifier(`${name}_values`);
+  const value = (name: string) => identifier(`${name}_value`);
+  return sql`
+    SELECT ${joinSql(names.map((name) => cast(name, value(name))), ', ')}
+    FROM (SELECT ${joinSql(names.map((name) => sql`${columns[name]!} AS ${values(name)}`), ', ')})
+    ARRAY JOIN ${joinSql(names.map((name) => sql`${values(name)} AS ${value(name)}`), ', ')}`;
+}
+
+const hopRow = z.object({ p: z.coerce.number(), f: z.coerce.number(), degree: z.coerce.number(), exact: z.coerce.number(), passes_on: z.coerce.number() });
+const newestMomentRow = z.object({ p: z.coerce.number(), newest_moment: z.coerce.number(), follows_anyone: z.coerce.number() });
+
+/**
+ * The facts with the caller's hops and newest moment read once and written out, as its
+ * follows are: the ranking names each several times, and each is a few joins over the
+ * working set (firstHopsSql: whether the caller gets every path, each followee's degree).
+ */
+async function withHopsRead(ch: ClickHouse, facts: CallerFacts): Promise<CallerFacts> {
+  const hopTypes = { p: 'UInt32', f: 'UInt32', degree: 'UInt32', exact: 'UInt8', passes_on: 'UInt32' } as const;
+  const hops = async (relation: SqlFragment) => {
+    const rows = await ch.query(sql`SELECT p, f, degree, exact, passes_on FROM (${relation}) ORDER BY f`, hopRow);
+    return literalRowsSql(hopTypes, columnsOf(rows, Object.keys(hopTypes)));
+  };
+  const newest = await ch.query(sql`SELECT p, newest_moment, follows_anyone FROM (${facts.newestFollows})`, newestMomentRow);
+  return {
+    ...facts,
+    firstHops: await hops(facts.firstHops),
+    followerHops: await hops(facts.followerHops),
+    newestFollows: literalRowsSql({ p: 'UInt32', newest_moment: 'UInt16', follows_anyone: 'UInt8' }, columnsOf(newest, ['p', 'newest_moment', 'follows_anyone'])),
+  };
+}
+
+function columnsOf(rows: Record<string, number>[], names: readonly string[]): Record<string, number[]> {
+  return Object.fromEntries(names.map((name) => [name, rows.map((row) => row[name]!)]));
+}
+
 /** The profile's own facts, live, as the CallerFacts of one caller with dense id `pid`. */
 function liveFacts(
   snapshotId: number,
-  profileId: string,
   pid: number,
+  live: LiveFollows,
   profile: z.infer<typeof liveProfileRow>,
   params: ScoringParams,
   asOf: number,
@@ -98,18 +210,27 @@ function liveFacts(
     profile.addresses.length > 0
       ? { addresses: sql`SELECT arrayJoin(${profile.addresses}) AS address, ${p} AS p`, onlyAddresses: profile.addresses }
       : undefined;
+  const followers = followRowsSql(pid, live.followers, 'c');
   const follows = {
-    followees: followeesSql(snapshotId, sql`SELECT ${profileId} AS profile_id, ${p} AS p`, sql`follower_profile_id = ${profileId}`),
-    followers: followersSql(snapshotId, profileId, pid),
+    followees: followRowsSql(pid, live.followees, 'f'),
+    followers: sql`SELECT p, c FROM (${followers})`,
+  };
+  // A follower who began after the caller's newest follow of its own (none when it follows nobody).
+  const newest = live.newestOwnFollow;
+  const isNew = live.followers.since.map((since) => newest !== undefined && since > newest);
+  const newFollowers = {
+    pids: live.followers.pids.filter((_, i) => isNew[i]),
+    since: live.followers.since.filter((_, i) => isNew[i]),
   };
   const hopCallers = { ...follows, exact: exactCallersSql(snapshotId, follows, pathsPerProfileSql(snapshotId, params)) };
   return {
     ...follows,
-    newFollowers: followersSql(snapshotId, profileId, pid, true),
+    newFollowers: sql`SELECT p, c FROM (${followRowsSql(pid, newFollowers, 'c')})`,
     // Its newest live follow of a snapshot profile, placed among the snapshot's follows (a later one: 2000).
-    newestFollows: sql`
-      SELECT p, any(${momentAtSql(snapshotId, sql`(SELECT max(followed_at) FROM (${follows.followees}))`)}) AS newest_moment, toUInt8(1) AS follows_anyone
-      FROM (${follows.followees}) GROUP BY p`,
+    newestFollows:
+      live.followees.since.length === 0
+        ? sql`SELECT ${p} AS p, toUInt16(0) AS newest_moment, toUInt8(1) AS follows_anyone WHERE 0`
+        : sql`SELECT ${p} AS p, ${momentAtSql(snapshotId, sql`toDateTime(${Math.max(...live.followees.since)})`)} AS newest_moment, toUInt8(1) AS follows_anyone`,
     firstHops: firstHopsSql(snapshotId, hopCallers, params),
     followerHops: followerHopsSql(snapshotId, hopCallers, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),

@@ -143,20 +143,3 @@ export function runFollowsSql(snapshotId: number): SqlFragment {
   return followeesSql(snapshotId, sql`SELECT profile_id, pid AS p FROM mat_profiles WHERE snapshot_id = ${snapshotId}`);
 }
 
-/**
- * (p, c): profiles of the snapshot that follow the one caller `profileId` (dense id `pid`) now;
- * with `newOnly`, only those who began after the caller's newest follow of its own (as
- * mat_new_followers has them for the nightly run: none when the caller follows nobody).
- */
-export function followersSql(snapshotId: number, profileId: string, pid: number, newOnly = false): SqlFragment {
-  const since = newOnly
-    ? sql`AND followed_at > (SELECT if(count() = 0, toDateTime(4294967295), max(followed_at)) FROM follows FINAL WHERE follower_profile_id = ${profileId} AND active = 1)`
-    : sql``;
-  return sql`
-    SELECT toUInt32(${pid}) AS p, c
-    FROM (SELECT follower_profile_id FROM follows FINAL WHERE followee_profile_id = ${profileId} AND active = 1 ${since}) AS follows
-    ALL INNER JOIN
-    (
-        SELECT profile_id AS follower_profile_id, pid AS c FROM mat_profiles WHERE snapshot_id = ${snapshotId}
-    ) AS followers USING follower_profile_id`;
-}

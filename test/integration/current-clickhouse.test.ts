@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
+import { profileIdForAddress } from '../../api/auth/auth.ts';
 import { recommendationsAfter, newestReadySnapshot, followedAmong } from '../../api/recommend/recommendations.ts';
 import { sbtsOfIdentifier } from '../../api/sbt/sbts.ts';
 import { profileSummaries, profileWith } from '../../api/common/profile-lookup.ts';
@@ -26,15 +27,16 @@ import { runBackfill } from '../../pipeline/chain/backfill-run.ts';
 import { chainSource } from '../../pipeline/chain/chain-source.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
 import { generateWorld, generatedKinds } from '../../pipeline/generate/world-generator.ts';
+import { ON_DEMAND_BUCKET } from '../../pipeline/materialize/cold-start.ts';
 import { compactTables } from '../../pipeline/maintenance/compact-tables.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
 import { useApi } from '../support/api-harness.ts';
-import { runSoulgraph } from '../support/child-process.ts';
+import { runSoulgraph, waitFor } from '../support/child-process.ts';
 import { answerDifference } from '../support/engine-answers.ts';
 import { slowestStatements, startEngineTee, type Divergence, type EngineTee } from '../support/engine-tee.ts';
 import { startFixtureRpcServer } from '../support/fixture-rpc-server.ts';
 import { codeBlocks, sections } from '../support/markdown-sections.ts';
-import { ingestFiles, materializeNow, readySnapshot, silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
+import { ingestFiles, ingestRecords, materializeNow, readySnapshot, silentLogger, writeJsonLines } from '../support/pipeline-harness.ts';
 
 let tee: EngineTee;
 // Registered before the API's hooks: started before them, closed after them (afterAll hooks run in reverse).
@@ -182,14 +184,29 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     expect(divergencesOfThisTest()).toEqual([]);
   }, 180_000); // every statement runs on both engines, one after the other: 60 s was passed under the full suite's load
 
-  it('compute a new wallet\'s list on demand the same', async () => {
+  it('compute a new wallet\'s list on demand the same, from whom it follows and who follows it', async () => {
     const sentBefore = tee.times().length;
     const wallet = privateKeyToAccount(generatePrivateKey());
     const token = await api.signInWallet(apiKey, wallet);
+    const me = profileIdForAddress(wallet.address.toLowerCase());
+    await waitFor(async () => (await api.ch.query(sql`SELECT profile_id FROM profiles FINAL WHERE profile_id = ${me}`, z.object({ profile_id: z.string() }))).length === 1, 30_000, 'the registration');
+    // It follows five of the world after the run, and three follow it back later still (new followers).
+    await ingestRecords(api, {
+      follows: [
+        ...profileIds.slice(3, 8).map((followee, i) => ({ followerProfileId: me, followeeProfileId: followee, followedAt: `2026-11-01T00:00:0${i}Z` })),
+        ...profileIds.slice(5, 11).filter((_, i) => i % 2 === 0).map((follower) => ({ followerProfileId: follower, followeeProfileId: me, followedAt: '2026-11-02T00:00:00Z' })),
+      ],
+    });
     const { status, body } = await api.call('/api/v1/recommend', { apiKey, headers: { Authorization: `Bearer ${token}` } });
     // A 503 here has been a statement that held the tee (and so the list) for about 30 s: name it.
     const during = tee.times().slice(sentBefore);
     expect(status, `${JSON.stringify(body)}\nslowest statements meanwhile:\n${slowestStatements(during)}`).toBe(200);
+    const [computed] = await api.ch.query(
+      sql`SELECT count() AS n FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${me} AND bucket = ${ON_DEMAND_BUCKET} AND score > 0`,
+      z.object({ n: z.coerce.number() }),
+    );
+    // Its own evidence, not only filler: its followers and friends of friends scored.
+    expect(computed!.n).toBeGreaterThan(10);
     expect(divergencesOfThisTest()).toEqual([]);
   });
 
