@@ -190,6 +190,18 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     const token = await api.signInWallet(apiKey, wallet);
     const me = profileIdForAddress(wallet.address.toLowerCase());
     await waitFor(async () => (await api.ch.query(sql`SELECT profile_id FROM profiles FINAL WHERE profile_id = ${me}`, z.object({ profile_id: z.string() }))).length === 1, 30_000, 'the registration');
+    // It paid someone of the world and holds a token of one of its collections, read live from the chain tables.
+    const [other] = await api.ch.query(sql`SELECT addresses[1] AS address FROM profiles FINAL WHERE profile_id = ${profileIds[20]!}`, z.object({ address: z.string() }));
+    const [collection] = await api.ch.query(sql`SELECT chain_id, contract FROM nft_collections FINAL ORDER BY contract LIMIT 1`, z.object({ chain_id: z.coerce.number(), contract: z.string() }));
+    const mine = wallet.address.toLowerCase();
+    const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+    await ingestRecords(api, {
+      transactions: [{ chainId: 1, hash: hash(1), blockNumber: 30_000_000, blockTime: 1_790_000_000, from: mine, to: other!.address, value: '1000000000000000000' }],
+      'nft-transfers': [
+        { chainId: collection!.chain_id, contract: collection!.contract, tokenId: '424242', from: '0x0000000000000000000000000000000000000000', to: mine,
+          amount: '1', standard: 'ERC-721', blockNumber: 30_000_001, blockTime: 1_790_000_100, logIndex: 0, txHash: hash(2) },
+      ],
+    });
     // It follows five of the world after the run, and three follow it back later still (new followers).
     await ingestRecords(api, {
       follows: [
