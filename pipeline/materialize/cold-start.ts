@@ -27,6 +27,9 @@ import { newestActivityTime } from './working-set.ts';
 /** The bucket number of rows computed on demand (see the recommendations table). */
 export const ON_DEMAND_BUCKET = 65_535;
 
+/** The longest on-demand statement ClickHouse parses: room for a caller who follows some hundred thousand profiles. */
+const MAX_STATEMENT_BYTES = 64 * 1024 * 1024;
+
 const liveProfileRow = z.object({ addresses: z.array(z.string()), social_username: z.string() });
 const pidRow = z.object({ pid: z.coerce.number() });
 const listedRow = z.object({ nightly: z.coerce.number(), on_demand: z.coerce.number() });
@@ -57,8 +60,11 @@ export async function computeOnDemand(
     pidRow,
   );
   const pid = known?.pid ?? 0;
+  // The caller's facts are written into its statements (liveFollows), which may be longer than
+  // ClickHouse parses by default (256 KiB): a few hundred bytes for each profile it follows.
+  const writtenOut: QuerySettings = { ...settings, max_query_size: String(MAX_STATEMENT_BYTES) };
   const follows = await liveFollows(ch, snapshotId, profileId, pid);
-  const facts = await withHopsRead(ch, liveFacts(snapshotId, pid, follows, profile, params, await newestActivityTime(ch)));
+  const facts = await withHopsRead(ch, liveFacts(snapshotId, pid, follows, profile, params, await newestActivityTime(ch)), writtenOut);
   // An attempt that died after ranking the list leaves its rows: its retry only fills them up.
   if (listed.onDemand === 0) {
     await ch.command(
@@ -66,7 +72,7 @@ export async function computeOnDemand(
         INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
         SELECT ${snapshotId}, ${ON_DEMAND_BUCKET}, ${profileId}, ${RANKED_COLUMNS}
         FROM (${namedCandidatesSql(snapshotId, rankedCandidatesSql(snapshotId, facts, params), 'every profile')})`,
-      settings,
+      writtenOut,
     );
   }
   // Filled up as a nightly list is; a list that is full, or was filled already, gets nothing more.
@@ -80,7 +86,7 @@ export async function computeOnDemand(
       WHERE snapshot_id = ${snapshotId} AND profile_id IN
             (SELECT candidate_id FROM recommendations WHERE snapshot_id = ${snapshotId} AND bucket = ${ON_DEMAND_BUCKET} AND profile_id = ${profileId})`,
   };
-  await ch.command(popularPaddingSql(snapshotId, target, params), settings);
+  await ch.command(popularPaddingSql(snapshotId, target, params), writtenOut);
   const after = await listedRows(ch, snapshotId, profileId);
   return { rows: after.onDemand, computed: listed.onDemand === 0 };
 }
@@ -91,7 +97,7 @@ export async function computeOnDemand(
  * ranking: the ranking SQL names the caller's follows in dozens of places, and ClickHouse
  * reads a subquery again wherever it appears, so as subqueries of the raw follows table they
  * cost a scan each (a caller's followers are found by followee, which the table is not
- * ordered by): 61.5 s for one list in a 10 k-profile world, where the COLD_START_WAIT_MS
+ * ordered by): 46-76 s for one list in a 10 k-profile world, where the COLD_START_WAIT_MS
  * the API waits is 5 s (docs/benchmarks.md). As literal rows they cost nothing to read again.
  */
 interface LiveFollows {
@@ -142,29 +148,26 @@ async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string
   };
 }
 
-/** (p, <other>, followed_at): follows as literal rows of the caller `p`; `other` names the column of the other profile. */
+/** (p, <other>, followed_at): follows as literal rows of the caller `pid`; `other` names the column of the other profile. */
 function followRowsSql(pid: number, follows: { pids: number[]; since: number[] }, other: 'f' | 'c'): SqlFragment {
-  return literalRowsSql({ p: 'UInt32', [other]: 'UInt32', followed_at: 'DateTime' }, {
-    p: follows.pids.map(() => pid),
-    [other]: follows.pids,
-    followed_at: follows.since,
-  });
+  return literalRowsSql(pid, { [other]: 'UInt32', followed_at: 'DateTime' }, { [other]: follows.pids, followed_at: follows.since });
 }
 
 type ColumnType = 'UInt8' | 'UInt16' | 'UInt32' | 'DateTime';
 
 /**
- * Rows as a relation written out in the statement: one array a column, ARRAY JOINed (columns
- * of equal length); with no rows, the same columns `WHERE 0`.
+ * Rows of the caller `pid` as a relation written out in the statement: (p, columns...), each
+ * column an array, ARRAY JOINed (all of one length); with no rows, the same columns `WHERE 0`.
  */
-function literalRowsSql(types: Record<string, ColumnType>, columns: Record<string, number[]>): SqlFragment {
+function literalRowsSql(pid: number, types: Record<string, ColumnType>, columns: Record<string, number[]>): SqlFragment {
   const names = Object.keys(types);
   const cast = (name: string, value: SqlFragment) => sql`${new SqlFragment(`to${types[name]!}`)}(${value}) AS ${identifier(name)}`;
-  if (columns[names[0]!]!.length === 0) return sql`SELECT ${joinSql(names.map((name) => cast(name, sql`0`)), ', ')} WHERE 0`;
+  const p = sql`toUInt32(${pid}) AS p`;
+  if (columns[names[0]!]!.length === 0) return sql`SELECT ${p}, ${joinSql(names.map((name) => cast(name, sql`0`)), ', ')} WHERE 0`;
   const values = (name: string) => identifier(`${name}_values`);
   const value = (name: string) => identifier(`${name}_value`);
   return sql`
-    SELECT ${joinSql(names.map((name) => cast(name, value(name))), ', ')}
+    SELECT ${p}, ${joinSql(names.map((name) => cast(name, value(name))), ', ')}
     FROM (SELECT ${joinSql(names.map((name) => sql`${columns[name]!} AS ${values(name)}`), ', ')})
     ARRAY JOIN ${joinSql(names.map((name) => sql`${values(name)} AS ${value(name)}`), ', ')}`;
 }
@@ -177,18 +180,19 @@ const newestMomentRow = z.object({ p: z.coerce.number(), newest_moment: z.coerce
  * follows are: the ranking names each several times, and each is a few joins over the
  * working set (firstHopsSql: whether the caller gets every path, each followee's degree).
  */
-async function withHopsRead(ch: ClickHouse, facts: CallerFacts): Promise<CallerFacts> {
-  const hopTypes = { p: 'UInt32', f: 'UInt32', degree: 'UInt32', exact: 'UInt8', passes_on: 'UInt32' } as const;
+async function withHopsRead(ch: ClickHouse, facts: CallerFacts, settings: QuerySettings): Promise<CallerFacts> {
+  const hopTypes = { f: 'UInt32', degree: 'UInt32', exact: 'UInt8', passes_on: 'UInt32' } as const;
+  // One caller: every row's p is its pid.
   const hops = async (relation: SqlFragment) => {
-    const rows = await ch.query(sql`SELECT p, f, degree, exact, passes_on FROM (${relation}) ORDER BY f`, hopRow);
-    return literalRowsSql(hopTypes, columnsOf(rows, Object.keys(hopTypes)));
+    const rows = await ch.query(sql`SELECT p, f, degree, exact, passes_on FROM (${relation}) ORDER BY f`, hopRow, settings);
+    return literalRowsSql(rows[0]?.p ?? 0, hopTypes, columnsOf(rows, Object.keys(hopTypes)));
   };
-  const newest = await ch.query(sql`SELECT p, newest_moment, follows_anyone FROM (${facts.newestFollows})`, newestMomentRow);
+  const [newest] = await ch.query(sql`SELECT p, newest_moment, follows_anyone FROM (${facts.newestFollows})`, newestMomentRow, settings);
   return {
     ...facts,
     firstHops: await hops(facts.firstHops),
     followerHops: await hops(facts.followerHops),
-    newestFollows: literalRowsSql({ p: 'UInt32', newest_moment: 'UInt16', follows_anyone: 'UInt8' }, columnsOf(newest, ['p', 'newest_moment', 'follows_anyone'])),
+    newestFollows: literalRowsSql(newest?.p ?? 0, { newest_moment: 'UInt16', follows_anyone: 'UInt8' }, columnsOf(newest ? [newest] : [], ['newest_moment', 'follows_anyone'])),
   };
 }
 
@@ -230,7 +234,7 @@ function liveFacts(
     newestFollows:
       live.followees.since.length === 0
         ? sql`SELECT ${p} AS p, toUInt16(0) AS newest_moment, toUInt8(1) AS follows_anyone WHERE 0`
-        : sql`SELECT ${p} AS p, ${momentAtSql(snapshotId, sql`toDateTime(${Math.max(...live.followees.since)})`)} AS newest_moment, toUInt8(1) AS follows_anyone`,
+        : sql`SELECT ${p} AS p, ${momentAtSql(snapshotId, sql`toDateTime(${live.followees.since.reduce((a, b) => Math.max(a, b))})`)} AS newest_moment, toUInt8(1) AS follows_anyone`,
     firstHops: firstHopsSql(snapshotId, hopCallers, params),
     followerHops: followerHopsSql(snapshotId, hopCallers, params),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),

@@ -25,15 +25,24 @@ const listOf = (profileId: string) =>
     listRow,
   );
 
+/** Profiles of the snapshot that a newcomer follows all of: its statements then outgrow ClickHouse's default 256 KiB. */
+const CROWD = Array.from({ length: 3_000 }, (_, i) => `p_crowd_${String(i).padStart(4, '0')}`);
+
 beforeAll(async () => {
   await ingestRecords(env, world.records);
+  await ingestRecords(env, { profiles: CROWD.map((profileId) => ({ profileId, name: profileId, updatedAt: world.T })) });
   snapshotId = await readySnapshot(env);
   // After the snapshot: a newcomer who follows Fiona, so its list has friends of friends and filler.
   await ingestRecords(env, {
     profiles: [{ profileId: 'p_newbie', name: 'Newbie', addresses: [world.addressOf('newbie')], socialUsername: 'newbie', updatedAt: world.T }],
     follows: [{ followerProfileId: 'p_newbie', followeeProfileId: 'p_fiona', followedAt: world.T }],
   });
-});
+  // And one who follows Fiona and the whole crowd.
+  await ingestRecords(env, {
+    profiles: [{ profileId: 'p_joiner', name: 'Joiner', updatedAt: world.T }],
+    follows: ['p_fiona', ...CROWD].map((followeeProfileId) => ({ followerProfileId: 'p_joiner', followeeProfileId, followedAt: world.T })),
+  });
+}, 120_000);
 
 describe('a list computed on demand', () => {
   it('is filled up by the retry of a job that died after ranking it, which adds nothing else', async () => {
@@ -53,6 +62,14 @@ describe('a list computed on demand', () => {
     // And once more: a list filled already gets nothing more.
     expect(await onDemand('p_newbie')).toEqual({ rows: whole.length, computed: false });
     expect(await listOf('p_newbie')).toEqual(whole);
+  });
+
+  it('is made for a newcomer who follows 3,000 profiles, none of whom it lists', async () => {
+    expect(await onDemand('p_joiner')).toMatchObject({ computed: true });
+    const list = await listOf('p_joiner');
+    // Fiona's followees are friends of friends; the rest is filler, none of it the crowd or Fiona.
+    expect(list.filter((r) => r.score > 0).length).toBeGreaterThan(0);
+    expect(list.map((r) => r.candidate_id).filter((c) => c === 'p_fiona' || c.startsWith('p_crowd_'))).toEqual([]);
   });
 
   it('is not made for a profile the nightly run listed, whose list stays as it is', async () => {
