@@ -164,7 +164,7 @@ describe('soulgraph eval', () => {
     await writeFile(edges, 'id_1\tid_2\n1\t2\n');
     const { code, output } = await runCliInProcess(['eval', '--edges', edges], env.env);
     expect(code).toBe(2);
-    expect(output).toContain('header.txt:1: node ids are whole numbers or 0x-hex, got "id_1\\tid_2" (a header line? pass --header, or start it with #)');
+    expect(output).toContain('header.txt:1: node ids are whole numbers or 0x-hex, got "id_1\\tid_2" (a header line? pass --header, or start it with # or %)');
     const skipped = await runSoulgraph(['eval', '--edges', edges, '--header', '--k', '1', '--out', dir], env.env);
     expect(skipped.code, skipped.output).toBe(0);
     expect(skipped.output).toContain('2 nodes, 1 follows');
