@@ -7,7 +7,7 @@
  *
  * Dense ids come from the snapshot's mat_profiles / mat_addresses.
  */
-import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, inList, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /** Zero and burn addresses: never a person, whatever the labels say. */
@@ -38,12 +38,12 @@ export function interactionEndsSql(params: ScoringParams, asOf: number, onlyAddr
         SELECT chain_id, from_address AS a, to_address AS b, toUInt32(block_time) AS time
         FROM transactions FINAL
         WHERE to_address != '' AND from_address != to_address
-          AND toFloat64OrZero(value) >= toFloat64(${params.dustWei}) ${touchingSql('transactions', sql`chain_id, hash`, onlyAddresses)}
+          AND toFloat64OrZero(value) >= toFloat64(${params.dustWei}) ${touchingSql('transactions', onlyAddresses)}
         UNION ALL
         SELECT chain_id, from_address AS a, to_address AS b,
                if(isNull(block_time), toUInt32(${asOf - halfLife}), toUInt32(assumeNotNull(block_time))) AS time
         FROM token_transfers FINAL
-        WHERE value != '0' AND from_address != to_address ${touchingSql('token_transfers', sql`chain_id, tx_hash, log_index`, onlyAddresses)}
+        WHERE value != '0' AND from_address != to_address ${touchingSql('token_transfers', onlyAddresses)}
     )`;
 }
 
@@ -69,6 +69,13 @@ export function interactionsSql(snapshotId: number, params: ScoringParams, asOf:
     GROUP BY p, counterparty, chain_id`;
 }
 
+/** The ORDER BY of each table of transfers (migrations 003 and 004): what FINAL merges versions by. */
+const TRANSFER_KEYS = {
+  transactions: 'chain_id, hash',
+  token_transfers: 'chain_id, tx_hash, log_index',
+  nft_transfers: 'chain_id, tx_hash, log_index, token_id',
+} as const;
+
 /**
  * `AND` the rows of a table that touch `onlyAddresses` (from or to): nothing without them.
  * Found in two steps, so that FINAL merges only their versions: their keys (`key`, the
@@ -77,9 +84,10 @@ export function interactionsSql(snapshotId: number, params: ScoringParams, asOf:
  * table, to keep a few of its rows, cost an on-demand list 0.76 s of transactions and 0.67 s
  * of NFT transfers in a 100 k-profile world, against 0.05 and 0.04 s for the scans.
  */
-function touchingSql(table: 'transactions' | 'token_transfers' | 'nft_transfers', key: SqlFragment, onlyAddresses?: readonly string[]): SqlFragment {
+function touchingSql(table: keyof typeof TRANSFER_KEYS, onlyAddresses?: readonly string[]): SqlFragment {
   if (!onlyAddresses || onlyAddresses.length === 0) return sql``;
   const near = inList(onlyAddresses);
+  const key = new SqlFragment(TRANSFER_KEYS[table]);
   return sql`
     AND (${key}) IN (SELECT ${key} FROM ${identifier(table)} WHERE from_address IN ${near} OR to_address IN ${near})
     AND (from_address IN ${near} OR to_address IN ${near})`;
@@ -89,7 +97,7 @@ function touchingSql(table: 'transactions' | 'token_transfers' | 'nft_transfers'
  * (p, chain_id, contract): NFT collections the callers hold a token of now. For every
  * profile, the view nft_holdings; for a few addresses, the same sum over only the transfers
  * that touch them (a holder's balance is the sum of its own transfers), which does not
- * aggregate every transfer ever made (test/integration/holdings.test.ts holds the two equal).
+ * aggregate every transfer ever made (test/integration/holdings-of-addresses.test.ts holds the two equal).
  */
 export function holdingsSql(callers: Callers): SqlFragment {
   const holdings = callers.onlyAddresses ? holdingsOfSql(callers.onlyAddresses) : sql`SELECT chain_id, contract, holder FROM nft_holdings`;
@@ -109,7 +117,7 @@ export function holdingsOfSql(addresses: readonly string[]): SqlFragment {
                arrayJoin([(to_address, toInt64(amount)), (from_address, -toInt64(amount))]) AS movement,
                movement.1 AS holder, movement.2 AS delta
         FROM nft_transfers FINAL
-        WHERE 1 ${touchingSql('nft_transfers', sql`chain_id, tx_hash, log_index, token_id`, addresses)}
+        WHERE 1 ${touchingSql('nft_transfers', addresses)}
     )
     WHERE holder IN ${inList(addresses)} AND holder != '0x0000000000000000000000000000000000000000'
     GROUP BY chain_id, contract, token_id, holder
