@@ -121,12 +121,13 @@ async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string
   );
   // The followers' ids first, from any row that names the profile as followee (one scan of a
   // single column); then their rows now, looked up by follower, which the table is ordered by.
+  // GLOBAL: on a cluster follows is Distributed (touchingSql in signal-inputs.ts says why).
   const followers = await ch.query(
     sql`SELECT c AS other, toUInt32(followed_at) AS since
         FROM
         (
             SELECT follower_profile_id, followed_at FROM follows FINAL
-            WHERE follower_profile_id IN (SELECT follower_profile_id FROM follows WHERE followee_profile_id = ${profileId})
+            WHERE follower_profile_id GLOBAL IN (SELECT follower_profile_id FROM follows WHERE followee_profile_id = ${profileId})
               AND followee_profile_id = ${profileId} AND active = 1
         ) AS follows
         ALL INNER JOIN

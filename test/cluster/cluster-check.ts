@@ -13,7 +13,9 @@
  * - both replicas of each shard hold the same rows once the killed one is back;
  * - the queues went on after their Redis master died (its replica took over);
  * - the nightly run on the cluster, with another replica killed after its first bucket,
- *   makes the snapshot the single server makes (recommendations and tags).
+ *   makes the snapshot the single server makes (recommendations and tags);
+ * - a newcomer's list computed on demand (its follows, followers and transfers read live
+ *   through the Distributed tables) is the list the single server computes.
  *
  * Not inside `npm test`: it starts 12 server processes and takes a minute or two.
  *   npm run cluster:check [-- --profiles 500] [-- --keep]
@@ -29,7 +31,9 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { generatedKinds, generateWorld, type WorldManifest } from '../../pipeline/generate/world-generator.ts';
 import { runIngest } from '../../pipeline/ingest/ingest-run.ts';
+import { computeOnDemand } from '../../pipeline/materialize/cold-start.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../../pipeline/materialize/run-watch.ts';
+import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { localTableName, TABLE_PLACEMENT } from '../../shared/clickhouse/cluster-schema.ts';
@@ -132,6 +136,7 @@ async function main(): Promise<void> {
     await materialize(clusterConfig, 'the cluster', killClickHouseReplica(cluster, cluster.clickhouse.find((m) => m.shard === 1 && m.replica === 2)!));
     await syncReplicas(cluster);
     await compareSnapshots(clusterConfig, singleConfig);
+    await checkOnDemand(clusterConfig, singleConfig);
     await checkApi(cluster, clusterConfig, singleConfig);
   } finally {
     await Promise.all([cluster?.stop(), single?.stop()]);
@@ -139,6 +144,53 @@ async function main(): Promise<void> {
   }
   say(`${passes.length} checks passed, ${failures.length} failed${failures.length ? `:\n  ${failures.join('\n  ')}` : ''}`);
   process.exitCode = failures.length ? 1 : 0;
+}
+
+/**
+ * Newcomers after the run, on both: each follows whom a profile of the world follows, holds
+ * its wallets, and is followed by that profile's followees; their lists computed on demand
+ * must be the same on the cluster as on the single server.
+ */
+async function checkOnDemand(clusterConfig: Config, singleConfig: Config): Promise<void> {
+  const lists: string[][] = [];
+  for (const config of [clusterConfig, singleConfig]) {
+    const ch = createClickHouse(config);
+    try {
+      const sampled = sql`SELECT follower_profile_id FROM follows FINAL WHERE active = 1 GROUP BY follower_profile_id ORDER BY cityHash64(follower_profile_id) LIMIT ${ON_DEMAND_CALLERS}`;
+      await ch.command(sql`
+        INSERT INTO profiles (profile_id, name, avatar, addresses, social_username, game_platform_id, updated_at, ingested_at)
+        SELECT concat('newcomer-', profile_id), name, avatar, addresses, '', '', now(), now() FROM profiles FINAL WHERE profile_id GLOBAL IN (${sampled})`);
+      await ch.command(sql`
+        INSERT INTO follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
+        SELECT concat('newcomer-', follower_profile_id), followee_profile_id, toDateTime('2030-01-01 00:00:00'), NULL, 1, now(), now()
+        FROM follows FINAL WHERE active = 1 AND follower_profile_id GLOBAL IN (${sampled})
+        UNION ALL
+        SELECT followee_profile_id, concat('newcomer-', follower_profile_id), toDateTime('2030-01-02 00:00:00'), NULL, 1, now(), now()
+        FROM follows FINAL WHERE active = 1 AND follower_profile_id GLOBAL IN (${sampled})`);
+      const [snapshot] = await ch.query(sql`SELECT max(snapshot_id) AS id FROM recommendation_snapshots FINAL WHERE status = 'ready'`, z.object({ id: z.coerce.number() }));
+      const newcomers = (await ch.query(sql`SELECT concat('newcomer-', follower_profile_id) AS id FROM (${sampled}) ORDER BY id`, z.object({ id: z.string() }))).map((r) => r.id);
+      const rows: string[] = [];
+      for (const id of newcomers) {
+        await computeOnDemand(ch, snapshot!.id, id, scoringParams(config), materializeQuerySettings(config));
+        const list = await ch.query(
+          sql`SELECT rank, candidate_id, toString(round(score, 6)) AS score, toString(reason_kind) AS reason, reason_subject
+              FROM recommendations WHERE snapshot_id = ${snapshot!.id} AND profile_id = ${id} ORDER BY rank`,
+          z.object({ rank: z.coerce.number(), candidate_id: z.string(), score: z.string(), reason: z.string(), reason_subject: z.string() }),
+        );
+        rows.push(...list.map((r) => `${id} ${r.rank} ${r.candidate_id} ${r.score} ${r.reason} ${r.reason_subject}`));
+      }
+      lists.push(rows);
+    } finally {
+      await ch.close();
+    }
+  }
+  const [onCluster, onSingle] = lists as [string[], string[]];
+  const differing = onCluster.filter((row, i) => row !== onSingle[i]);
+  check(
+    onCluster.length > ON_DEMAND_CALLERS && onCluster.length === onSingle.length && differing.length === 0,
+    "a newcomer's list computed on demand on the cluster is the single server's",
+    `${ON_DEMAND_CALLERS} newcomers, ${onCluster.length} rows against ${onSingle.length}, ${differing.length} differ${differing[0] ? `: ${differing[0]}` : ''}`,
+  );
 }
 
 /** The Redis master that serves the queues' hash tag. */
@@ -273,6 +325,8 @@ async function materialize(config: Config, where: string, disruption?: Disruptio
 const callerRow = z.object({ profile_id: z.string(), address: z.string() });
 /** How many profiles' first pages the two APIs are compared on. */
 const API_CALLERS = 50;
+/** Newcomers whose lists checkOnDemand computes on each. */
+const ON_DEMAND_CALLERS = 5;
 /** How long the API is asked while a ClickHouse replica and a Redis master are dead, and how much of the end must be all 200. */
 const FAULT_SECONDS = 15;
 const RECOVERED_SECONDS = 4;
