@@ -136,8 +136,9 @@ async function main(): Promise<void> {
     await materialize(clusterConfig, 'the cluster', killClickHouseReplica(cluster, cluster.clickhouse.find((m) => m.shard === 1 && m.replica === 2)!));
     await syncReplicas(cluster);
     await compareSnapshots(clusterConfig, singleConfig);
-    await checkOnDemand(clusterConfig, singleConfig);
     await checkApi(cluster, clusterConfig, singleConfig);
+    // After the API's check, whose callers are the snapshot's profiles: these newcomers are not.
+    await checkOnDemand(clusterConfig, singleConfig);
   } finally {
     await Promise.all([cluster?.stop(), single?.stop()]);
     if (!args.keep) await rm(dir, { recursive: true, force: true });
@@ -160,13 +161,14 @@ async function checkOnDemand(clusterConfig: Config, singleConfig: Config): Promi
       await ch.command(sql`
         INSERT INTO profiles (profile_id, name, avatar, addresses, social_username, game_platform_id, updated_at, ingested_at)
         SELECT concat('newcomer-', profile_id), name, avatar, addresses, '', '', now(), now() FROM profiles FINAL WHERE profile_id GLOBAL IN (${sampled})`);
-      await ch.command(sql`
-        INSERT INTO follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
-        SELECT concat('newcomer-', follower_profile_id), followee_profile_id, toDateTime('2030-01-01 00:00:00'), NULL, 1, now(), now()
-        FROM follows FINAL WHERE active = 1 AND follower_profile_id GLOBAL IN (${sampled})
-        UNION ALL
-        SELECT followee_profile_id, concat('newcomer-', follower_profile_id), toDateTime('2030-01-02 00:00:00'), NULL, 1, now(), now()
-        FROM follows FINAL WHERE active = 1 AND follower_profile_id GLOBAL IN (${sampled})`);
+      // Whom it follows, then who follows it (later: new followers).
+      for (const [follower, followee, at] of [['newcomer', 'followee', '2030-01-01 00:00:00'], ['followee', 'newcomer', '2030-01-02 00:00:00']] as const) {
+        const side = (who: 'newcomer' | 'followee') => (who === 'newcomer' ? sql`concat('newcomer-', follower_profile_id)` : sql`followee_profile_id`);
+        await ch.command(sql`
+          INSERT INTO follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
+          SELECT ${side(follower)}, ${side(followee)}, toDateTime(${at}), NULL, 1, now(), now()
+          FROM follows FINAL WHERE active = 1 AND follower_profile_id GLOBAL IN (${sampled})`);
+      }
       const [snapshot] = await ch.query(sql`SELECT max(snapshot_id) AS id FROM recommendation_snapshots FINAL WHERE status = 'ready'`, z.object({ id: z.coerce.number() }));
       const newcomers = (await ch.query(sql`SELECT concat('newcomer-', follower_profile_id) AS id FROM (${sampled}) ORDER BY id`, z.object({ id: z.string() }))).map((r) => r.id);
       const rows: string[] = [];
