@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
+import { numberedNftTransfer } from '../fixtures/nft-transfers.ts';
 import { ingestFiles, logicalRows, writeJsonLines, writeText } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
@@ -144,19 +145,8 @@ describe('derived and stateful tables', () => {
   const zero = '0x' + '0'.repeat(40);
   const alice = '0x' + '1'.repeat(40);
   const bob = '0x' + '2'.repeat(40);
-  const transfer = (i: number, tokenId: string, from: string, to: string, standard = 'ERC-721', amount = '1') => ({
-    chainId: 1,
-    contract,
-    tokenId,
-    from,
-    to,
-    amount,
-    standard,
-    blockNumber: 10 + i,
-    blockTime: 1_700_000_000 + i,
-    logIndex: i,
-    txHash: `0x${(1000 + i).toString(16).padStart(64, '0')}`,
-  });
+  const transfer = (i: number, tokenId: string, from: string, to: string, standard: 'ERC-721' | 'ERC-1155' = 'ERC-721', amount = '1') =>
+    numberedNftTransfer(i, { contract, tokenId, from, to, standard, amount });
 
   it('derives NFT holdings from mints, transfers and burns', async () => {
     const file = await writeJsonLines('nft.jsonl', [

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { holdingsOfSql } from '../../pipeline/materialize/signal-inputs.ts';
 import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
+import { numberedNftTransfer } from '../fixtures/nft-transfers.ts';
 import { ingestRecords } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
@@ -19,20 +20,9 @@ const [ann, ben, cat, dan] = [1, 2, 3, 4].map(address) as [string, string, strin
 const FROGS = address(100);
 const SWORDS = address(200);
 
-let logIndex = 0;
-const transfer = (contract: string, tokenId: string, from: string, to: string, amount: string, standard: 'ERC-721' | 'ERC-1155') => ({
-  chainId: 1,
-  contract,
-  tokenId,
-  from,
-  to,
-  amount,
-  standard,
-  blockNumber: 100 + logIndex,
-  blockTime: 1_700_000_000 + logIndex,
-  logIndex: logIndex++,
-  txHash: `0x${'ab'.repeat(32)}`,
-});
+let n = 0;
+const transfer = (contract: string, tokenId: string, from: string, to: string, amount: string, standard: 'ERC-721' | 'ERC-1155') =>
+  numberedNftTransfer(n++, { contract, tokenId, from, to, amount, standard });
 
 const holdingRow = z.object({ chain_id: z.coerce.number(), contract: z.string(), token_id: z.string(), holder: z.string(), balance: z.coerce.number() });
 const ordered = (rows: z.infer<typeof holdingRow>[]) => [...rows].sort((a, b) => `${a.contract}${a.token_id}${a.holder}`.localeCompare(`${b.contract}${b.token_id}${b.holder}`));
