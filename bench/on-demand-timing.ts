@@ -2,16 +2,18 @@
  * A new user's first list at a world's size: a caller the nightly run has no list for waits
  * while the cold-start worker computes one (pipeline/materialize/cold-start.ts), at most
  * COLD_START_WAIT_MS before the API answers 503. Newcomers here follow whom a sampled profile
- * of the world follows and hold its wallets, so they have that world's evidence; each list is
+ * of the world follows and hold its wallets (test/support/newcomers.ts), so they have that
+ * world's evidence; each list is
  * computed as the worker computes it and timed against the baseline of reading its first page
  * back from ClickHouse, side by side.
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
-import { inList, sql } from '../shared/clickhouse/sql-literal.ts';
+import { sql } from '../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../shared/config.ts';
 import { computeOnDemand } from '../pipeline/materialize/cold-start.ts';
 import { materializeQuerySettings, scoringParams } from '../pipeline/materialize/scoring.ts';
+import { addNewcomers } from '../test/support/newcomers.ts';
 
 export interface OnDemandTimes {
   /** Milliseconds to compute each newcomer's list, in the order computed. */
@@ -22,31 +24,12 @@ export interface OnDemandTimes {
   rows: number[];
 }
 
-const NEWCOMER_PREFIX = 'newcomer-';
-
 export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshotId: number, count: number): Promise<OnDemandTimes> {
-  const sampled = (
-    await ch.query(
-      sql`SELECT follower_profile_id AS id FROM follows FINAL WHERE active = 1
-          GROUP BY id ORDER BY cityHash64(id) LIMIT ${count}`,
-      z.object({ id: z.string() }),
-    )
-  ).map((r) => r.id);
-  await ch.command(sql`
-    INSERT INTO profiles (profile_id, name, avatar, addresses, social_username, game_platform_id, updated_at, ingested_at)
-    SELECT concat(${NEWCOMER_PREFIX}, profile_id), name, avatar, addresses, '', '', now(), now()
-    FROM profiles FINAL WHERE profile_id IN ${inList(sampled)}`);
-  // Followed after the run: newer than every follow the snapshot placed, as a newcomer's are.
-  await ch.command(sql`
-    INSERT INTO follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
-    SELECT concat(${NEWCOMER_PREFIX}, follower_profile_id), followee_profile_id, now(), NULL, 1, now(), now()
-    FROM follows FINAL WHERE active = 1 AND follower_profile_id IN ${inList(sampled)}`);
-
+  const newcomers = await addNewcomers(ch, count, { followedBack: false });
   const params = scoringParams(config);
   const settings = materializeQuerySettings(config);
   const times: OnDemandTimes = { computeMs: [], readMs: [], rows: [] };
-  for (const id of sampled) {
-    const newcomer = `${NEWCOMER_PREFIX}${id}`;
+  for (const newcomer of newcomers) {
     const computing = performance.now();
     const result = await computeOnDemand(ch, snapshotId, newcomer, params, settings);
     times.computeMs.push(performance.now() - computing);

@@ -12,9 +12,10 @@ import type { Config } from '../../shared/config.ts';
 import { coldStartJobSchema } from '../../shared/queues.ts';
 import { publishLists } from '../serving/list-publisher.ts';
 import type { ServingWriter } from '../serving/serving-writer.ts';
-import { identifier, joinSql, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import type { CallerFacts } from './caller-facts.ts';
+import { columnsOf, literalRowsSql } from './literal-rows.ts';
 import { namedCandidatesSql, rankedCandidatesSql } from './candidates.ts';
 import { popularPaddingSql } from './popular-padding.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
@@ -64,7 +65,7 @@ export async function computeOnDemand(
   // ClickHouse parses by default (256 KiB): a few hundred bytes for each profile it follows.
   const writtenOut: QuerySettings = { ...settings, max_query_size: String(MAX_STATEMENT_BYTES) };
   const follows = await liveFollows(ch, snapshotId, profileId, pid);
-  const facts = await withHopsRead(ch, liveFacts(snapshotId, pid, follows, profile, params, await newestActivityTime(ch)), writtenOut);
+  const facts = await liveFacts(ch, snapshotId, pid, follows, profile, params, await newestActivityTime(ch), writtenOut);
   // An attempt that died after ranking the list leaves its rows: its retry only fills them up.
   if (listed.onDemand === 0) {
     await ch.command(
@@ -98,7 +99,8 @@ export async function computeOnDemand(
  * reads a subquery again wherever it appears, so as subqueries of the raw follows table they
  * cost a scan each (a caller's followers are found by followee, which the table is not
  * ordered by): 46-76 s for one list in a 10 k-profile world, where the COLD_START_WAIT_MS
- * the API waits is 5 s (docs/benchmarks.md). As literal rows they cost nothing to read again.
+ * the API waits is 5 s (docs/benchmarks.md). As literal rows (literal-rows.ts) they cost nothing
+ * to read again.
  */
 interface LiveFollows {
   /** Dense ids of the snapshot's profiles it follows, and when each follow began (unix seconds). */
@@ -150,66 +152,49 @@ async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string
 }
 
 /** (p, <other>, followed_at): follows as literal rows of the caller `pid`; `other` names the column of the other profile. */
-function followRowsSql(pid: number, follows: { pids: number[]; since: number[] }, other: 'f' | 'c'): SqlFragment {
+function followRowsSql(pid: number, follows: LiveFollows['followees'], other: 'f' | 'c'): SqlFragment {
   return literalRowsSql(pid, { [other]: 'UInt32', followed_at: 'DateTime' }, { [other]: follows.pids, followed_at: follows.since });
 }
 
-type ColumnType = 'UInt8' | 'UInt16' | 'UInt32' | 'DateTime';
+const hopRow = z.object({ f: z.coerce.number(), degree: z.coerce.number(), exact: z.coerce.number(), passes_on: z.coerce.number() });
+const HOP_TYPES = { f: 'UInt32', degree: 'UInt32', exact: 'UInt8', passes_on: 'UInt32' } as const;
 
 /**
- * Rows of the caller `pid` as a relation written out in the statement: (p, columns...), each
- * column an array, ARRAY JOINed (all of one length); with no rows, the same columns `WHERE 0`.
+ * (p, f, degree, exact, passes_on): the caller's hops (firstHopsSql, followerHopsSql) read once
+ * and written out, as its follows are: the ranking names them several times, and each is a few
+ * joins over the working set (whether the caller gets every path, each followee's degree).
  */
-function literalRowsSql(pid: number, types: Record<string, ColumnType>, columns: Record<string, number[]>): SqlFragment {
-  const names = Object.keys(types);
-  const cast = (name: string, value: SqlFragment) => sql`${new SqlFragment(`to${types[name]!}`)}(${value}) AS ${identifier(name)}`;
-  const p = sql`toUInt32(${pid}) AS p`;
-  if (columns[names[0]!]!.length === 0) return sql`SELECT ${p}, ${joinSql(names.map((name) => cast(name, sql`0`)), ', ')} WHERE 0`;
-  const values = (name: string) => identifier(`${name}_values`);
-  const value = (name: string) => identifier(`${name}_value`);
-  return sql`
-    SELECT ${p}, ${joinSql(names.map((name) => cast(name, value(name))), ', ')}
-    FROM (SELECT ${joinSql(names.map((name) => sql`${columns[name]!} AS ${values(name)}`), ', ')})
-    ARRAY JOIN ${joinSql(names.map((name) => sql`${values(name)} AS ${value(name)}`), ', ')}`;
+async function writtenOutHops(ch: ClickHouse, pid: number, hops: SqlFragment, settings: QuerySettings): Promise<SqlFragment> {
+  const rows = await ch.query(sql`SELECT f, degree, exact, passes_on FROM (${hops}) ORDER BY f`, hopRow, settings);
+  return literalRowsSql(pid, HOP_TYPES, columnsOf(rows, Object.keys(HOP_TYPES)));
 }
 
-const hopRow = z.object({ p: z.coerce.number(), f: z.coerce.number(), degree: z.coerce.number(), exact: z.coerce.number(), passes_on: z.coerce.number() });
-const newestMomentRow = z.object({ p: z.coerce.number(), newest_moment: z.coerce.number(), follows_anyone: z.coerce.number() });
+const momentRow = z.object({ moment: z.coerce.number() });
 
 /**
- * The facts with the caller's hops and newest moment read once and written out, as its
- * follows are: the ranking names each several times, and each is a few joins over the
- * working set (firstHopsSql: whether the caller gets every path, each followee's degree).
+ * (p, newest_moment, follows_anyone = 1): the caller's newest live follow of a snapshot
+ * profile, placed among the snapshot's follows (a later one: 2000), read once and written
+ * out; no row when it follows none of them.
  */
-async function withHopsRead(ch: ClickHouse, facts: CallerFacts, settings: QuerySettings): Promise<CallerFacts> {
-  const hopTypes = { f: 'UInt32', degree: 'UInt32', exact: 'UInt8', passes_on: 'UInt32' } as const;
-  // One caller: every row's p is its pid.
-  const hops = async (relation: SqlFragment) => {
-    const rows = await ch.query(sql`SELECT p, f, degree, exact, passes_on FROM (${relation}) ORDER BY f`, hopRow, settings);
-    return literalRowsSql(rows[0]?.p ?? 0, hopTypes, columnsOf(rows, Object.keys(hopTypes)));
-  };
-  const [newest] = await ch.query(sql`SELECT p, newest_moment, follows_anyone FROM (${facts.newestFollows})`, newestMomentRow, settings);
-  return {
-    ...facts,
-    firstHops: await hops(facts.firstHops),
-    followerHops: await hops(facts.followerHops),
-    newestFollows: literalRowsSql(newest?.p ?? 0, { newest_moment: 'UInt16', follows_anyone: 'UInt8' }, columnsOf(newest ? [newest] : [], ['newest_moment', 'follows_anyone'])),
-  };
+async function writtenOutNewest(ch: ClickHouse, snapshotId: number, pid: number, followees: LiveFollows['followees'], settings: QuerySettings): Promise<SqlFragment> {
+  const types = { newest_moment: 'UInt16', follows_anyone: 'UInt8' } as const;
+  if (followees.since.length === 0) return literalRowsSql(pid, types, { newest_moment: [], follows_anyone: [] });
+  const newest = followees.since.reduce((a, b) => Math.max(a, b));
+  const [row] = await ch.query(sql`SELECT ${momentAtSql(snapshotId, sql`toDateTime(${newest})`)} AS moment`, momentRow, settings);
+  return literalRowsSql(pid, types, { newest_moment: [row!.moment], follows_anyone: [1] });
 }
 
-function columnsOf(rows: Record<string, number>[], names: readonly string[]): Record<string, number[]> {
-  return Object.fromEntries(names.map((name) => [name, rows.map((row) => row[name]!)]));
-}
-
-/** The profile's own facts, live, as the CallerFacts of one caller with dense id `pid`. */
-function liveFacts(
+/** The profile's own facts, live, as the CallerFacts of one caller with dense id `pid`, each written out. */
+async function liveFacts(
+  ch: ClickHouse,
   snapshotId: number,
   pid: number,
   live: LiveFollows,
   profile: z.infer<typeof liveProfileRow>,
   params: ScoringParams,
   asOf: number,
-): CallerFacts {
+  settings: QuerySettings,
+): Promise<CallerFacts> {
   const p = sql`toUInt32(${pid})`;
   const callers =
     profile.addresses.length > 0
@@ -231,13 +216,9 @@ function liveFacts(
   return {
     ...follows,
     newFollowers: sql`SELECT p, c FROM (${followRowsSql(pid, newFollowers, 'c')})`,
-    // Its newest live follow of a snapshot profile, placed among the snapshot's follows (a later one: 2000).
-    newestFollows:
-      live.followees.since.length === 0
-        ? sql`SELECT ${p} AS p, toUInt16(0) AS newest_moment, toUInt8(1) AS follows_anyone WHERE 0`
-        : sql`SELECT ${p} AS p, ${momentAtSql(snapshotId, sql`toDateTime(${live.followees.since.reduce((a, b) => Math.max(a, b))})`)} AS newest_moment, toUInt8(1) AS follows_anyone`,
-    firstHops: firstHopsSql(snapshotId, hopCallers, params),
-    followerHops: followerHopsSql(snapshotId, hopCallers, params),
+    newestFollows: await writtenOutNewest(ch, snapshotId, pid, live.followees, settings),
+    firstHops: await writtenOutHops(ch, pid, firstHopsSql(snapshotId, hopCallers, params), settings),
+    followerHops: await writtenOutHops(ch, pid, followerHopsSql(snapshotId, hopCallers, params), settings),
     socialFollows: socialFollowsSql(sql`SELECT ${profile.social_username} AS social_username, ${p} AS p`, profile.social_username),
     interactions: callers ? interactionsSql(snapshotId, params, asOf, callers) : NO_INTERACTIONS,
     holdings: callers ? eligibleHoldingsSql(snapshotId, holdingsSql(callers)) : NO_HOLDINGS,

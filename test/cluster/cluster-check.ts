@@ -45,6 +45,7 @@ import { ensureLocalStack, type LocalStack } from '../../shared/local-stack/loca
 import { redisCommand } from '../../shared/local-stack/redis-server.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { onNodeOf } from '../support/cluster-node.ts';
+import { addNewcomers } from '../support/newcomers.ts';
 import { issueUnifiedToken } from '../../api/auth/unified-token.ts';
 import { loadSigningKeys } from '../../api/auth/signing-keys.ts';
 import { startApi, type RunningApi } from '../../api/server/server.ts';
@@ -157,20 +158,8 @@ async function checkOnDemand(clusterConfig: Config, singleConfig: Config): Promi
   for (const config of [clusterConfig, singleConfig]) {
     const ch = createClickHouse(config);
     try {
-      const sampled = sql`SELECT follower_profile_id FROM follows FINAL WHERE active = 1 GROUP BY follower_profile_id ORDER BY cityHash64(follower_profile_id) LIMIT ${ON_DEMAND_CALLERS}`;
-      await ch.command(sql`
-        INSERT INTO profiles (profile_id, name, avatar, addresses, social_username, game_platform_id, updated_at, ingested_at)
-        SELECT concat('newcomer-', profile_id), name, avatar, addresses, '', '', now(), now() FROM profiles FINAL WHERE profile_id GLOBAL IN (${sampled})`);
-      // Whom it follows, then who follows it (later: new followers).
-      for (const [follower, followee, at] of [['newcomer', 'followee', '2030-01-01 00:00:00'], ['followee', 'newcomer', '2030-01-02 00:00:00']] as const) {
-        const side = (who: 'newcomer' | 'followee') => (who === 'newcomer' ? sql`concat('newcomer-', follower_profile_id)` : sql`followee_profile_id`);
-        await ch.command(sql`
-          INSERT INTO follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
-          SELECT ${side(follower)}, ${side(followee)}, toDateTime(${at}), NULL, 1, now(), now()
-          FROM follows FINAL WHERE active = 1 AND follower_profile_id GLOBAL IN (${sampled})`);
-      }
+      const newcomers = await addNewcomers(ch, ON_DEMAND_CALLERS, { followedBack: true });
       const [snapshot] = await ch.query(sql`SELECT max(snapshot_id) AS id FROM recommendation_snapshots FINAL WHERE status = 'ready'`, z.object({ id: z.coerce.number() }));
-      const newcomers = (await ch.query(sql`SELECT concat('newcomer-', follower_profile_id) AS id FROM (${sampled}) ORDER BY id`, z.object({ id: z.string() }))).map((r) => r.id);
       const rows: string[] = [];
       for (const id of newcomers) {
         await computeOnDemand(ch, snapshot!.id, id, scoringParams(config), materializeQuerySettings(config));
