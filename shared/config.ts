@@ -261,6 +261,13 @@ export const configSchema = z.object({
    */
   REC_PATH_RECENCY: z.enum(['fit', 'always', 'never']).default('fit'),
   /**
+   * Whether paths no reason can name (you both follow someone; the candidate follows someone
+   * who follows you) reorder each list's first REC_TOP_K (pipeline/materialize/unnamed-paths.ts):
+   * `fit`, when the run's fit finds they rank the held-out follows better beyond chance;
+   * `always`; `never`.
+   */
+  REC_UNNAMED_PATHS: z.enum(['fit', 'always', 'never']).default('fit'),
+  /**
    * The sample's bounds: the followees a profile's friends of friends come through (those who
    * follow it back first, then those who follow fewest) ...
    */

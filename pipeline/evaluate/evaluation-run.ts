@@ -22,6 +22,7 @@ import { runIngest } from '../ingest/ingest-run.ts';
 import { readPathBudget } from '../materialize/path-budget.ts';
 import { readPathWeightFit } from '../materialize/path-weight-fit.ts';
 import { readRecencyFit } from '../materialize/path-recency.ts';
+import { readUnnamedPathsFit } from '../materialize/unnamed-paths-fit.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
 import { readScoringFit } from '../materialize/scoring-fit.ts';
 import { startWorkers } from '../workers.ts';
@@ -158,12 +159,14 @@ async function fitsOf(config: Config, snapshotId: number): Promise<string> {
     const budget = await readPathBudget(ch, snapshotId);
     const paths = await readPathWeightFit(ch, snapshotId);
     const recency = await readRecencyFit(ch, snapshotId);
+    const unnamed = await readUnnamedPathsFit(ch, snapshotId);
     return (
       `fitted: follows-you weight ${follows?.follows_you_weight.toFixed(2)} (${follows?.returned} of ${follows?.follows} follows returned); ` +
       `${budget?.paths_per_profile} paths per profile (of ${budget?.paths_in_all} in all); path weight ${paths?.path_weight} (of ${paths?.held_out} held-out follows, ` +
       `found in the first places by adamic-adar ${paths?.found_adamic_adar} (${paths?.only_adamic_adar} only by it), ` +
       `by resource-allocation ${paths?.found_resource_allocation} (${paths?.only_resource_allocation} only by it)); ` +
-      `path recency ${recency?.recency ? 'on' : 'off'} (found without it ${recency?.found_plain} (${recency?.only_plain} only so), with it ${recency?.found_recent} (${recency?.only_recent} only so))`
+      `path recency ${recency?.recency ? 'on' : 'off'} (found without it ${recency?.found_plain} (${recency?.only_plain} only so), with it ${recency?.found_recent} (${recency?.only_recent} only so)); ` +
+      `unnamed paths ${unnamed?.unnamed ? 'on' : 'off'} (found without them ${unnamed?.found_named} (${unnamed?.only_named} only so), with them ${unnamed?.found_unnamed} (${unnamed?.only_unnamed} only so))`
     );
   } finally {
     await ch.close();

@@ -15,6 +15,7 @@ import { popularPaddingSql } from './popular-padding.ts';
 import { RANKED_COLUMNS, RANKED_ID_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
 import { dropSnapshotPartitions } from './snapshot-partitions.ts';
+import { unnamedPathsChosen } from './unnamed-paths-fit.ts';
 
 /** A bucket's own rows until its lists are written: dropped then, or by its retry first. */
 const SCRATCH_TABLES = ['mat_bucket_follows', 'mat_ranked'];
@@ -58,7 +59,7 @@ export async function computeBucket(
     sql`
       INSERT INTO mat_ranked (snapshot_id, bucket, ${RANKED_ID_COLUMNS})
       SELECT ${snapshotId}, ${bucket}, ${RANKED_ID_COLUMNS}
-      FROM (${rankedCandidatesSql(snapshotId, facts, params)})`,
+      FROM (${rankedCandidatesSql(snapshotId, facts, params, await unnamedPathsChosen(ch, snapshotId))})`,
     settings,
   );
   const ranked = sql`SELECT ${RANKED_ID_COLUMNS} FROM mat_ranked WHERE snapshot_id = ${snapshotId} AND bucket = ${bucket}`;

@@ -17,32 +17,57 @@ import { pairKey, type CallerFacts } from './caller-facts.ts';
 import { friendsOfFriendsSql } from './friends-of-friends.ts';
 import type { ScoringParams } from './scoring.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
+import { followsIntoSql, neighbourWeightsSql, unnamedWeightsSql } from './unnamed-paths.ts';
 
 
 /** reason_kind values, as in the recommendations table's Enum8. */
 export const SIGNAL = { social: 1, counterparty: 2, nft: 3, fof: 4 } as const;
 
-export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
+/**
+ * `unnamed`: whether the snapshot's lists count unnamed paths (unnamed-paths.ts
+ * unnamedPathsChosen), which reorder each list's first REC_TOP_K once it is cut.
+ */
+export function rankedCandidatesSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, unnamed: boolean): SqlFragment {
+  const cut = firstRankedSql(snapshotId, callers, params);
   return sql`
     SELECT p, rank, toUInt32(bitAnd(r.2, ${LOW_HALF})) AS c, -r.1 AS score, r.3 AS reason_kind, r.4 AS reason_chain_id,
            r.5 AS subject_pid, r.6 AS subject_collection,
            r.7 AS social_score, r.8 AS counterparty_score, r.9 AS nft_score, r.10 AS fof_score
-    FROM
-    (
-        -- Ranks 1..K without window functions: sort each caller's list as an array, by
-        -- score, then the more followed, then the candidate (cheaper than ORDER BY ...
-        -- LIMIT K BY over every pair). The second element holds the candidate, so it is
-        -- unique within a list and the tuples sort by two elements, with no sort-key
-        -- lambda to evaluate.
-        SELECT p, arraySlice(arraySort(groupArray(tuple(-score, ${mostFollowedFirstKey('followers', 'c')},
-                                                        reason_kind, reason_chain_id, subject_pid, subject_collection,
-                                                        social_score, counterparty_score, nft_score, fof_score))),
-                             1, ${params.topK}) AS ranked
-        FROM (${combinedSql(snapshotId, callers, params)}) AS combined
-        ALL LEFT JOIN (${followerCountsSql(snapshotId, 'c')}) AS popularity USING c
-        GROUP BY p
-    )
+    FROM (${unnamed ? withUnnamedPathsSql(snapshotId, callers, params, cut) : cut})
     ARRAY JOIN ranked AS r, arrayEnumerate(ranked) AS rank`;
+}
+
+/** (p, ranked): each caller's first REC_TOP_K candidates as tuples, best first. */
+function firstRankedSql(snapshotId: number, callers: CallerFacts, params: ScoringParams): SqlFragment {
+  return sql`
+    -- Ranks 1..K without window functions: sort each caller's list as an array, by
+    -- score, then the more followed, then the candidate (cheaper than ORDER BY ...
+    -- LIMIT K BY over every pair). The second element holds the candidate, so it is
+    -- unique within a list and the tuples sort by two elements, with no sort-key
+    -- lambda to evaluate.
+    SELECT p, arraySlice(arraySort(groupArray(tuple(-score, ${mostFollowedFirstKey('followers', 'c')},
+                                                    reason_kind, reason_chain_id, subject_pid, subject_collection,
+                                                    social_score, counterparty_score, nft_score, fof_score))),
+                         1, ${params.topK}) AS ranked
+    FROM (${combinedSql(snapshotId, callers, params)}) AS combined
+    ALL LEFT JOIN (${followerCountsSql(snapshotId, 'c')}) AS popularity USING c
+    GROUP BY p`;
+}
+
+/**
+ * (p, ranked): the first REC_TOP_K (`cut`) reordered with their unnamed paths
+ * (unnamed-paths.ts): each candidate's fof_score gains what they weigh, its score that times
+ * the friend-of-friend weight; the reason is kept.
+ */
+function withUnnamedPathsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, cut: SqlFragment): SqlFragment {
+  const neighbours = neighbourWeightsSql(snapshotId, callers);
+  const follows = followsIntoSql(sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`, neighbours);
+  const gained = unnamedWeightsSql(sql`ranked`, (r) => sql`bitAnd(${r}.2, ${LOW_HALF})`, follows);
+  return sql`
+    SELECT p, arraySort(arrayMap((r, u) -> tuple(-round(-r.1 + ${params.weights.fof} * u, 9), r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, round(r.10 + u, 9)),
+                                 ranked, ${gained})) AS ranked
+    FROM (${cut}) AS cut
+    ALL LEFT JOIN (${neighbours}) AS neighbours USING p`;
 }
 
 /**

@@ -24,6 +24,7 @@ import { momentAtSql } from './path-recency.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
 import { eligibleHoldingsSql, followeesSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
 import { newestActivityTime } from './working-set.ts';
+import { unnamedPathsChosen } from './unnamed-paths-fit.ts';
 
 /** The bucket number of rows computed on demand (see the recommendations table). */
 export const ON_DEMAND_BUCKET = 65_535;
@@ -72,7 +73,7 @@ export async function computeOnDemand(
       sql`
         INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
         SELECT ${snapshotId}, ${ON_DEMAND_BUCKET}, ${profileId}, ${RANKED_COLUMNS}
-        FROM (${namedCandidatesSql(snapshotId, rankedCandidatesSql(snapshotId, facts, params), 'every profile')})`,
+        FROM (${namedCandidatesSql(snapshotId, rankedCandidatesSql(snapshotId, facts, params, await unnamedPathsChosen(ch, snapshotId)), 'every profile')})`,
       writtenOut,
     );
   }

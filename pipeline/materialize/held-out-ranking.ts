@@ -10,10 +10,11 @@
  */
 import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
-import { pairKey } from './caller-facts.ts';
+import { pairKey, type Follows } from './caller-facts.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
 import type { ScoringParams } from './scoring.ts';
 import { followeesSql } from './signal-inputs.ts';
+import { followsIntoSql, neighbourWeightsSql, unnamedWeightsSql } from './unnamed-paths.ts';
 
 /**
  * mat_held_out_follows: the profiles the fit samples, each with its newest tenth of its
@@ -67,7 +68,12 @@ export interface PathScores {
 /** (by_a, by_b) per held-out follow: how many candidates score more under each way (REC_FIT_PLACES where it is no candidate). */
 export type HeldOutPlaces = SqlFragment;
 
-export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scores: PathScores): HeldOutPlaces {
+/**
+ * `reorder`: 'b with unnamed paths' reorders the first REC_TOP_K under b with the unnamed paths
+ * between the profile and each (unnamed-paths.ts), as the lists do where the run chose them;
+ * what b ranks below them it does not list at all.
+ */
+export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scores: PathScores, reorder?: 'b with unnamed paths'): HeldOutPlaces {
   const { places } = params.pathFit;
   const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
   const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
@@ -105,28 +111,54 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
   // A held-out follow is found when it is a candidate (every score is > 0) and fewer than
   // REC_FIT_PLACES others score more: that count is its place. Its score is read first, so
   // that the lambda captures a number, not the array (a captured column is copied for every element).
-  const scoreOfHeldOut = (scores: string) => sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
+  const ranked = sql`
+    SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates,
+           groupArray(score_a) AS scores_a, groupArray(score_b) AS scores_b
+    FROM
+    (
+        -- Rounded as the lists' scores are, so that float summation order never reorders near-ties.
+        SELECT ${pairKey('p', 'c')} AS pair, round(sum(score_a), 9) AS score_a, round(sum(score_b), 9) AS score_b
+        FROM (${evidence})
+        GROUP BY pair
+    )
+    GROUP BY p`;
+  // What is left of the sampled profiles' follows, as caller facts for their unnamed paths.
+  const remaining = sql`SELECT src AS p, dst AS f FROM ${stillFollowedRows}`;
+  const following = sql`SELECT dst AS p, src AS c FROM ${stillFollowing}`;
+  const scoreOfHeldOut = (scores: string, candidates: string) =>
+    sql`if(indexOf(${identifier(candidates)}, t) = 0, 0, ${identifier(scores)}[indexOf(${identifier(candidates)}, t)])`;
   const place = (scores: string, held: string) => sql`if(${identifier(held)} = 0, ${places}, arrayCount(s -> s > ${identifier(held)}, ${identifier(scores)}))`;
   return sql`
     SELECT ${place('scores_a', 'held_a')} AS by_a, ${place('scores_b', 'held_b')} AS by_b
     FROM
     (
-        SELECT scores_a, scores_b, ${scoreOfHeldOut('scores_a')} AS held_a, ${scoreOfHeldOut('scores_b')} AS held_b
+        SELECT scores_a, scores_b, ${scoreOfHeldOut('scores_a', 'candidates')} AS held_a, ${scoreOfHeldOut('scores_b', 'candidates_b')} AS held_b
         FROM (${heldOut}) AS held
-        ALL LEFT JOIN
-        (
-            SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates,
-                   groupArray(score_a) AS scores_a, groupArray(score_b) AS scores_b
-            FROM
-            (
-                -- Rounded as the lists' scores are, so that float summation order never reorders near-ties.
-                SELECT ${pairKey('p', 'c')} AS pair, round(sum(score_a), 9) AS score_a, round(sum(score_b), 9) AS score_b
-                FROM (${evidence})
-                GROUP BY pair
-            )
-            GROUP BY p
-        ) AS ranked USING p
+        ALL LEFT JOIN (${reorder ? withUnnamedPathsSql(snapshotId, params, ranked, { followees: remaining, followers: following }) : sql`SELECT *, candidates AS candidates_b FROM (${ranked})`}) AS ranked USING p
     )`;
+}
+
+/**
+ * (p, candidates, scores_a, scores_b, candidates_b): `ranked`'s rows with b's first REC_TOP_K
+ * (by a, as the lists cut them; ties at the last place all kept) and their scores under b
+ * plus the unnamed paths to each, through what is left of the profile's follows (`left`:
+ * whom it still follows and who still follows it). The held-out follows are hidden from the
+ * onward follows too.
+ */
+function withUnnamedPathsSql(snapshotId: number, params: ScoringParams, ranked: SqlFragment, left: Follows): SqlFragment {
+  const neighbours = neighbourWeightsSql(snapshotId, left);
+  const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId})`;
+  const follows = followsIntoSql(sql`mat_follow_edges WHERE snapshot_id = ${snapshotId} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`, neighbours);
+  return sql`
+    SELECT p, candidates, scores_a, arrayMap((s, u) -> s + u, first_b, ${unnamedWeightsSql(sql`candidates_b`, (c) => c, follows)}) AS scores_b, candidates_b
+    FROM
+    (
+        SELECT p, candidates, scores_a, arrayReverseSort(scores_a)[${params.topK}] AS last_kept,
+               arrayFilter((c, a) -> a >= last_kept, candidates, scores_a) AS candidates_b,
+               arrayFilter((b, a) -> a >= last_kept, scores_b, scores_a) AS first_b
+        FROM (${ranked})
+    ) AS ranked
+    ALL LEFT JOIN (${neighbours}) AS neighbours USING p`;
 }
 
 /** (held_out, found_a, found_b, only_a, only_b): what each way found of the held-out follows. */

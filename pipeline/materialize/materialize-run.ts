@@ -28,6 +28,7 @@ import { readScoringFit } from './scoring-fit.ts';
 import { readPathBudget } from './path-budget.ts';
 import { readPathWeightFit } from './path-weight-fit.ts';
 import { readRecencyFit } from './path-recency.ts';
+import { readUnnamedPathsFit } from './unnamed-paths-fit.ts';
 import { buildWorkingSet } from './working-set.ts';
 
 export interface RunProgress {
@@ -88,6 +89,7 @@ async function prepareAndAddFlow(deps: RunDeps, job: Job, snapshotId: number): P
   deps.logger.info({ snapshotId, ...(await readScoringFit(clickhouse, snapshotId)) }, 'follows-you weight fitted');
   deps.logger.info({ snapshotId, ...(await readPathBudget(clickhouse, snapshotId)), ...(await readPathWeightFit(clickhouse, snapshotId)) }, 'paths budgeted and their weight fitted');
   deps.logger.info({ snapshotId, ...(await readRecencyFit(clickhouse, snapshotId)) }, 'path recency fitted');
+  deps.logger.info({ snapshotId, ...(await readUnnamedPathsFit(clickhouse, snapshotId)) }, 'unnamed paths fitted');
   const buckets = await bucketsFor(clickhouse, snapshotId, summary.profiles, config);
   await deps.flows.add(snapshotFlow(snapshotId, buckets, config.MATERIALIZE_ATTEMPTS));
   await job.updateProgress({ snapshotId, phase: 'buckets', buckets } satisfies RunProgress);

@@ -24,6 +24,8 @@ export interface ScoringParams {
   pathFit: { heldOut: number; paths: number; places: number };
   /** Whether paths weigh by when they were made (path-recency.ts). */
   pathRecency: Config['REC_PATH_RECENCY'];
+  /** Whether paths no reason can name reorder the lists (unnamed-paths.ts). */
+  unnamedPaths: Config['REC_UNNAMED_PATHS'];
   /** Holders each collection recommends. */
   nftCandidatesPerCollection: number;
 }
@@ -60,6 +62,7 @@ export function scoringParams(config: Config): ScoringParams {
     },
     pathFit: { heldOut: config.REC_FIT_HELD_OUT, paths: config.REC_FIT_PATHS, places: config.REC_FIT_PLACES },
     pathRecency: config.REC_PATH_RECENCY,
+    unnamedPaths: config.REC_UNNAMED_PATHS,
     nftCandidatesPerCollection: config.REC_NFT_CANDIDATES_PER_COLLECTION,
   };
 }

@@ -14,6 +14,7 @@ import { pathWeightOf } from './path-weight.ts';
 import { heldOutFollowsSql } from './held-out-ranking.ts';
 import { pathWeightFitSql } from './path-weight-fit.ts';
 import { followTimesSql, recencyFitSql, spanStartSql } from './path-recency.ts';
+import { unnamedPathsFitSql } from './unnamed-paths-fit.ts';
 import { exactProfilesSql, pathBudgetSql, pathCountsTableSql } from './path-budget.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
@@ -56,6 +57,7 @@ export const WORKING_SET_READS = {
   mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_counts'],
   mat_path_weight_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
   mat_recency_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows', 'mat_path_weight_fit'],
+  mat_unnamed_paths_fit: ['mat_follow_edges', 'mat_follower_counts', 'mat_scoring_fit', 'mat_held_out_follows', 'mat_path_weight_fit', 'mat_recency_fit'],
   mat_social_follows: ['mat_profiles'],
   mat_excluded_addresses: [],
   mat_interactions: ['mat_excluded_addresses', 'mat_addresses'],
@@ -135,6 +137,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_held_out_follows: heldOutFollowsSql(snapshotId, params),
     mat_path_weight_fit: pathWeightFitSql(snapshotId, params),
     mat_recency_fit: recencyFitSql(snapshotId, params),
+    mat_unnamed_paths_fit: unnamedPathsFitSql(snapshotId, params),
     mat_collection_candidates: collectionCandidatesSql(snapshotId, params),
   };
 }

@@ -84,6 +84,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_path_weight_fit: everywhere,
   mat_follow_times: everywhere,
   mat_recency_fit: everywhere,
+  mat_unnamed_paths_fit: everywhere,
   mat_ranked: everywhere,
   mat_bucket_follows: everywhere,
 };
