@@ -94,6 +94,10 @@ function bucketFacts(slice: (column: string) => SqlFragment, bucket: number): Ca
   return {
     followees: sql`SELECT src AS p, dst AS f FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('src')}`,
     followers: sql`SELECT dst AS p, src AS c FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('dst')}`,
+    lateFollows: {
+      followees: sql`SELECT src AS p, dst AS f FROM mat_follow_edges WHERE ${slice('src')}`,
+      followers: sql`SELECT dst AS p, src AS c FROM mat_follow_edges WHERE ${slice('dst')}`,
+    },
     newFollowers: sql`SELECT dst AS p, src AS c FROM mat_new_followers WHERE ${slice('dst')}`,
     newestFollows: sql`SELECT src AS p, max(moment) AS newest_moment, toUInt8(1) AS follows_anyone
                        FROM mat_bucket_follows WHERE bucket = ${bucket} AND ${slice('src')} GROUP BY src`,

@@ -18,6 +18,13 @@ export interface CallerFacts {
   firstHops: SqlFragment;
   /** (p, f, degree, exact, passes_on): the followers whose followees they may know too (friends-of-friends.ts followerHopsSql). */
   followerHops: SqlFragment;
+  /**
+   * The same follows as followees and followers, for the reads of the unnamed paths
+   * (unnamed-paths.ts), which ClickHouse 18.16 may start only once the ranking is done: from
+   * tables no bucket drops partitions of while others run. A read that starts late waits for
+   * a DROP PARTITION queued since, which waits for the statement: seen stalling a run for good.
+   */
+  lateFollows: Pick<CallerFacts, 'followees' | 'followers'>;
   /** (p, followee): handles the callers follow on the social network. */
   socialFollows: SqlFragment;
   /** (p, counterparty, chain_id, interactions, weight): their counted interactions with other addresses. */

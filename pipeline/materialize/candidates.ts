@@ -17,7 +17,7 @@ import { pairKey, type CallerFacts } from './caller-facts.ts';
 import { friendsOfFriendsSql } from './friends-of-friends.ts';
 import type { ScoringParams } from './scoring.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
-import { followsIntoSql, neighbourWeightsSql, unnamedWeightsSql } from './unnamed-paths.ts';
+import { neighboursSql, unnamedWeightsSql } from './unnamed-paths.ts';
 
 
 /** reason_kind values, as in the recommendations table's Enum8. */
@@ -60,14 +60,12 @@ function firstRankedSql(snapshotId: number, callers: CallerFacts, params: Scorin
  * the friend-of-friend weight; the reason is kept.
  */
 function withUnnamedPathsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, cut: SqlFragment): SqlFragment {
-  const neighbours = neighbourWeightsSql(snapshotId, callers);
-  const follows = followsIntoSql(sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`, neighbours);
-  const gained = unnamedWeightsSql(sql`ranked`, (r) => sql`bitAnd(${r}.2, ${LOW_HALF})`, follows);
+  const listed = sql`SELECT p, r, toUInt32(bitAnd(r.2, ${LOW_HALF})) AS c FROM (${cut}) ARRAY JOIN ranked AS r`;
+  const weighed = unnamedWeightsSql(listed, ['r'], neighboursSql(snapshotId, callers.lateFollows), sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`);
   return sql`
-    SELECT p, arraySort(arrayMap((r, u) -> tuple(-round(-r.1 + ${params.weights.fof} * u, 9), r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, round(r.10 + u, 9)),
-                                 ranked, ${gained})) AS ranked
-    FROM (${cut}) AS cut
-    ALL LEFT JOIN (${neighbours}) AS neighbours USING p`;
+    SELECT p, arraySort(groupArray(tuple(-round(-r.1 + ${params.weights.fof} * u, 9), r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, round(r.10 + u, 9)))) AS ranked
+    FROM (${weighed})
+    GROUP BY p`;
 }
 
 /**

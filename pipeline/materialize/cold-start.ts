@@ -216,6 +216,8 @@ async function liveFacts(
   const hopCallers = { ...follows, exact: exactCallersSql(snapshotId, follows, pathsPerProfileSql(snapshotId, params)) };
   return {
     ...follows,
+    // Written out in the statement: no table to wait for.
+    lateFollows: follows,
     newFollowers: sql`SELECT p, c FROM (${followRowsSql(pid, newFollowers, 'c')})`,
     newestFollows: await writtenOutNewest(ch, snapshotId, pid, live.followees, settings),
     firstHops: await writtenOutHops(ch, pid, firstHopsSql(snapshotId, hopCallers, params), settings),

@@ -14,7 +14,7 @@ import { pairKey, type Follows } from './caller-facts.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
 import type { ScoringParams } from './scoring.ts';
 import { followeesSql } from './signal-inputs.ts';
-import { followsIntoSql, neighbourWeightsSql, unnamedWeightsSql } from './unnamed-paths.ts';
+import { neighboursSql, unnamedWeightsSql } from './unnamed-paths.ts';
 
 /**
  * mat_held_out_follows: the profiles the fit samples, each with its newest tenth of its
@@ -74,7 +74,6 @@ export type HeldOutPlaces = SqlFragment;
  * what b ranks below them it does not list at all.
  */
 export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scores: PathScores, reorder?: 'b with unnamed paths'): HeldOutPlaces {
-  const { places } = params.pathFit;
   const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
   const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
   const sampled = sql`SELECT p FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
@@ -122,43 +121,77 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
         GROUP BY pair
     )
     GROUP BY p`;
-  // What is left of the sampled profiles' follows, as caller facts for their unnamed paths.
-  const remaining = sql`SELECT src AS p, dst AS f FROM ${stillFollowedRows}`;
-  const following = sql`SELECT dst AS p, src AS c FROM ${stillFollowing}`;
-  const scoreOfHeldOut = (scores: string, candidates: string) =>
-    sql`if(indexOf(${identifier(candidates)}, t) = 0, 0, ${identifier(scores)}[indexOf(${identifier(candidates)}, t)])`;
-  const place = (scores: string, held: string) => sql`if(${identifier(held)} = 0, ${places}, arrayCount(s -> s > ${identifier(held)}, ${identifier(scores)}))`;
+  if (reorder) {
+    const left = { followees: sql`SELECT src AS p, dst AS f FROM ${stillFollowedRows}`, followers: sql`SELECT dst AS p, src AS c FROM ${stillFollowing}` };
+    return reorderedPlacesSql(snapshotId, params, ranked, left);
+  }
+  // A held-out follow is found when it is a candidate (every score is > 0) and fewer than
+  // REC_FIT_PLACES others score more: that count is its place. Its score is read first, so
+  // that the lambda captures a number, not the array (a captured column is copied for every element).
+  const scoreOfHeldOut = (scores: string) => sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
   return sql`
-    SELECT ${place('scores_a', 'held_a')} AS by_a, ${place('scores_b', 'held_b')} AS by_b
+    SELECT ${placeSql(params, 'scores_a', 'held_a')} AS by_a, ${placeSql(params, 'scores_b', 'held_b')} AS by_b
     FROM
     (
-        SELECT scores_a, scores_b, ${scoreOfHeldOut('scores_a', 'candidates')} AS held_a, ${scoreOfHeldOut('scores_b', 'candidates_b')} AS held_b
+        SELECT scores_a, scores_b, ${scoreOfHeldOut('scores_a')} AS held_a, ${scoreOfHeldOut('scores_b')} AS held_b
         FROM (${heldOut}) AS held
-        ALL LEFT JOIN (${reorder ? withUnnamedPathsSql(snapshotId, params, ranked, { followees: remaining, followers: following }) : sql`SELECT *, candidates AS candidates_b FROM (${ranked})`}) AS ranked USING p
+        ALL LEFT JOIN (${ranked}) AS ranked USING p
     )`;
 }
 
+/** A held-out follow's place: how many candidates score more than its `held` score among `scores` (REC_FIT_PLACES where it is no candidate: 0). */
+function placeSql(params: ScoringParams, scores: string, held: string): SqlFragment {
+  return sql`if(${identifier(held)} = 0, ${params.pathFit.places}, arrayCount(s -> s > ${identifier(held)}, ${identifier(scores)}))`;
+}
+
 /**
- * (p, candidates, scores_a, scores_b, candidates_b): `ranked`'s rows with b's first REC_TOP_K
- * (by a, as the lists cut them; ties at the last place all kept) and their scores under b
- * plus the unnamed paths to each, through what is left of the profile's follows (`left`:
- * whom it still follows and who still follows it). The held-out follows are hidden from the
- * onward follows too.
+ * (by_a, by_b) per held-out follow, b's first REC_TOP_K reordered with the unnamed paths
+ * (unnamed-paths.ts) through what is left of the profile's follows (`left`: whom it still
+ * follows and who still follows it; the held-out follows are hidden from the candidates'
+ * follows too). Only the first REC_TOP_K under a are kept (ties at the last place with them):
+ * a held-out follow below them has at least REC_TOP_K candidates above it either way (more
+ * than REC_FIT_PLACES), and one among them has the same place among them as among all.
  */
-function withUnnamedPathsSql(snapshotId: number, params: ScoringParams, ranked: SqlFragment, left: Follows): SqlFragment {
-  const neighbours = neighbourWeightsSql(snapshotId, left);
-  const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId})`;
-  const follows = followsIntoSql(sql`mat_follow_edges WHERE snapshot_id = ${snapshotId} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`, neighbours);
-  return sql`
-    SELECT p, candidates, scores_a, arrayMap((s, u) -> s + u, first_b, ${unnamedWeightsSql(sql`candidates_b`, (c) => c, follows)}) AS scores_b, candidates_b
+function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: SqlFragment, left: Follows): SqlFragment {
+  const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
+  const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM (${heldOut}))`;
+  const first = sql`
+    SELECT p, ts, c, a, b
     FROM
     (
-        SELECT p, candidates, scores_a, arrayReverseSort(scores_a)[${params.topK}] AS last_kept,
-               arrayFilter((c, a) -> a >= last_kept, candidates, scores_a) AS candidates_b,
+        SELECT p, ts, arrayReverseSort(scores_a)[${params.topK}] AS last_kept,
+               arrayFilter((c, a) -> a >= last_kept, candidates, scores_a) AS first_candidates,
+               arrayFilter((a, x) -> x >= last_kept, scores_a, scores_a) AS first_a,
                arrayFilter((b, a) -> a >= last_kept, scores_b, scores_a) AS first_b
-        FROM (${ranked})
-    ) AS ranked
-    ALL LEFT JOIN (${neighbours}) AS neighbours USING p`;
+        FROM (${ranked}) AS ranked
+        ALL INNER JOIN (SELECT p, groupArray(t) AS ts FROM (${heldOut}) GROUP BY p) AS held USING p
+    )
+    ARRAY JOIN first_candidates AS c, first_a AS a, first_b AS b`;
+  const weighed = unnamedWeightsSql(
+    first,
+    ['ts', 'a', 'b'],
+    neighboursSql(snapshotId, left),
+    sql`mat_follow_edges WHERE snapshot_id = ${snapshotId} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`,
+  );
+  const scoreOfHeldOut = (scores: string) => sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
+  return sql`
+    SELECT if(listed, by_a, ${params.pathFit.places}) AS by_a, if(listed, by_b, ${params.pathFit.places}) AS by_b
+    FROM (${heldOut}) AS held
+    ALL LEFT JOIN
+    (
+        SELECT p, t, toUInt8(1) AS listed, ${placeSql(params, 'scores_a', 'held_a')} AS by_a, ${placeSql(params, 'scores_b', 'held_b')} AS by_b
+        FROM
+        (
+            SELECT p, t, scores_a, scores_b, ${scoreOfHeldOut('scores_a')} AS held_a, ${scoreOfHeldOut('scores_b')} AS held_b
+            FROM
+            (
+                SELECT p, any(ts) AS ts, groupArray(c) AS candidates, groupArray(a) AS scores_a, groupArray(b + u) AS scores_b
+                FROM (${weighed})
+                GROUP BY p
+            )
+            ARRAY JOIN ts AS t
+        )
+    ) AS places USING p, t`;
 }
 
 /** (held_out, found_a, found_b, only_a, only_b): what each way found of the held-out follows. */

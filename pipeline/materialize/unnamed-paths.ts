@@ -15,7 +15,7 @@
  * returned, the paths back through followers say the same more precisely, and the fit leaves
  * these off.
  */
-import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, joinSql, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { pairKey, degreesSql, type CallerFacts } from './caller-facts.ts';
 import { pathWeightSql } from './path-weight.ts';
 
@@ -27,52 +27,45 @@ import { pathWeightSql } from './path-weight.ts';
 export const UNNAMED_PATH_SHARE = 0.5;
 
 /**
- * (p, zs, ws): each caller's neighbours z (whom it follows, then who follows it) and what an
- * unnamed path through each weighs (a share of the run's path weight of its degree: its
+ * (p, z, w): each caller's neighbours z (whom it follows, and who follows it) and what an
+ * unnamed path through each weighs: a share of the run's path weight of its degree (its
  * followers for a followee, whom it follows for a follower). A caller with neither has no row.
  */
-export function neighbourWeightsSql(snapshotId: number, follows: Pick<CallerFacts, 'followees' | 'followers'>): SqlFragment {
+export function neighboursSql(snapshotId: number, follows: Pick<CallerFacts, 'followees' | 'followers'>): SqlFragment {
   const weight = (degree: string) => sql`${UNNAMED_PATH_SHARE} * ${pathWeightSql(snapshotId, identifier(degree))}`;
   return sql`
-    SELECT p, groupArray(z) AS zs, groupArray(w) AS ws
-    FROM
+    SELECT p, z, ${weight('followers')} AS w
+    FROM (SELECT p, f AS z FROM (${follows.followees})) AS followed
+    ALL INNER JOIN
     (
-        SELECT p, z, ${weight('followers')} AS w
-        FROM (SELECT p, f AS z FROM (${follows.followees})) AS followed
-        ALL INNER JOIN
-        (
-            SELECT pid AS z, followers FROM mat_follower_counts
-            WHERE snapshot_id = ${snapshotId} AND pid IN (SELECT f FROM (${follows.followees}))
-        ) AS counts USING z
-        UNION ALL
-        SELECT p, z, ${weight('degree')} AS w
-        FROM (SELECT p, c AS z FROM (${follows.followers})) AS following
-        ALL INNER JOIN
-        (
-            SELECT f AS z, degree FROM (${degreesSql(snapshotId, follows, sql`SELECT c FROM (${follows.followers})`)})
-        ) AS degrees USING z
-    )
-    GROUP BY p`;
+        SELECT pid AS z, followers FROM mat_follower_counts
+        WHERE snapshot_id = ${snapshotId} AND pid IN (SELECT f FROM (${follows.followees}))
+    ) AS counts USING z
+    UNION ALL
+    SELECT p, z, ${weight('degree')} AS w
+    FROM (SELECT p, c AS z FROM (${follows.followers})) AS following
+    ALL INNER JOIN
+    (
+        SELECT f AS z, degree FROM (${degreesSql(snapshotId, follows, sql`SELECT c FROM (${follows.followers})`)})
+    ) AS degrees USING z`;
 }
 
 /**
- * The set, as pair keys c << 32 | z, of the follows `edges` (mat_follow_edges rows, filtered)
- * holds whose followee is one of `neighbours`' (neighbourWeightsSql): the only ones an unnamed
- * path of theirs can use.
+ * (p, c, u) for each (p, c) of `listed`, with whatever other columns `carried` names (each
+ * taken with any()): u, what the unnamed paths between them weigh in all, the weights of the
+ * neighbours of p (`neighbours`: neighboursSql) that c follows among `edges`
+ * (mat_follow_edges rows, filtered). Worked out as rows, a candidate times each neighbour, with
+ * the follows looked up in one set built before the statement runs: a set built inside a
+ * lambda can be built while the statement runs, and ClickHouse 18.16 then waits for a
+ * lock on its tables that another bucket's DROP PARTITION can be queued for (seen: a bucket
+ * and the DROP waiting on each other for good).
  */
-export function followsIntoSql(edges: SqlFragment, neighbours: SqlFragment): SqlFragment {
-  return sql`(SELECT ${pairKey('src', 'dst')} FROM ${edges} AND dst IN (SELECT arrayJoin(zs) FROM (${neighbours})))`;
-}
-
-/**
- * What the unnamed paths weigh in all from a caller with neighbours `zs` (weights `ws`) to each
- * candidate of `list` (an array; `candidateOf` an element's dense id): the weights of the
- * neighbours the candidate follows (`follows`: followsIntoSql). zs and ws are also read
- * outside the lambdas: ClickHouse 18.16 does not see a column used only inside one.
- */
-export function unnamedWeightsSql(list: SqlFragment, candidateOf: (element: SqlFragment) => SqlFragment, follows: SqlFragment): SqlFragment {
-  const pair = sql`bitShiftLeft(toUInt64(${candidateOf(sql`x`)}), 32) + z`;
+export function unnamedWeightsSql(listed: SqlFragment, carried: readonly string[], neighbours: SqlFragment, edges: SqlFragment): SqlFragment {
+  const follows = sql`(SELECT ${pairKey('src', 'dst')} FROM ${edges} AND dst IN (SELECT z FROM (${neighbours})))`;
+  const anyOf = carried.map((column) => sql`, any(${identifier(column)}) AS ${identifier(column)}`);
   return sql`
-    if(length(zs) + length(ws) = 0, arrayMap(x -> toFloat64(0), ${list}),
-       arrayMap(x -> arraySum(arrayMap((z, w) -> if(${pair} IN ${follows}, w, 0), zs, ws)), ${list}))`;
+    SELECT p, c${anyOf.length ? joinSql(anyOf, '') : sql``}, sum(if(${pairKey('c', 'z')} IN ${follows}, w, 0)) AS u
+    FROM (${listed}) AS listed
+    ALL LEFT JOIN (${neighbours}) AS neighbours USING p
+    GROUP BY p, c`;
 }
