@@ -1,6 +1,7 @@
 /**
  * How a run asks its own follows which of two ways to weigh friend-of-friend paths ranks
- * better (path-weight-fit.ts: the middle's degree; path-recency.ts: when the path was made).
+ * better (path-weight-fit.ts: the middle's degree; path-recency.ts: when the path was made;
+ * unnamed-paths-fit.ts: whether paths no reason can name reorder the first places).
  * It holds out the newest tenth (at least one) of the follows of a sample of profiles, each
  * with its return (heldOutFollowsSql), ranks every path of their candidates both ways on what
  * is left, with the follows-you weight once for every follower (new followers, whom the lists
@@ -107,9 +108,6 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
     UNION ALL
     SELECT dst AS p, src AS c, ${followsYou} AS score_a, ${followsYou} AS score_b
     FROM ${stillFollowing} AND ${pairKey('dst', 'src')} NOT IN ${stillFollowed}`;
-  // A held-out follow is found when it is a candidate (every score is > 0) and fewer than
-  // REC_FIT_PLACES others score more: that count is its place. Its score is read first, so
-  // that the lambda captures a number, not the array (a captured column is copied for every element).
   const ranked = sql`
     SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates,
            groupArray(score_a) AS scores_a, groupArray(score_b) AS scores_b
@@ -123,20 +121,27 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
     GROUP BY p`;
   if (reorder) {
     const left = { followees: sql`SELECT src AS p, dst AS f FROM ${stillFollowedRows}`, followers: sql`SELECT dst AS p, src AS c FROM ${stillFollowing}` };
-    return reorderedPlacesSql(snapshotId, params, ranked, left);
+    return reorderedPlacesSql(snapshotId, params, ranked, left, heldOut);
   }
-  // A held-out follow is found when it is a candidate (every score is > 0) and fewer than
-  // REC_FIT_PLACES others score more: that count is its place. Its score is read first, so
-  // that the lambda captures a number, not the array (a captured column is copied for every element).
-  const scoreOfHeldOut = (scores: string) => sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
   return sql`
     SELECT ${placeSql(params, 'scores_a', 'held_a')} AS by_a, ${placeSql(params, 'scores_b', 'held_b')} AS by_b
     FROM
     (
-        SELECT scores_a, scores_b, ${scoreOfHeldOut('scores_a')} AS held_a, ${scoreOfHeldOut('scores_b')} AS held_b
+        SELECT scores_a, scores_b, ${heldScoreSql('scores_a')} AS held_a, ${heldScoreSql('scores_b')} AS held_b
         FROM (${heldOut}) AS held
         ALL LEFT JOIN (${ranked}) AS ranked USING p
     )`;
+}
+
+/*
+ * A held-out follow t is found when it is a candidate (every score is > 0) and fewer than
+ * REC_FIT_PLACES others score more: that count is its place. Its score is read first, so
+ * that the lambda captures a number, not the array (a captured column is copied for every element).
+ */
+
+/** Held-out follow t's score among `candidates` (`scores` theirs), 0 where it is none of them. */
+function heldScoreSql(scores: string): SqlFragment {
+  return sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
 }
 
 /** A held-out follow's place: how many candidates score more than its `held` score among `scores` (REC_FIT_PLACES where it is no candidate: 0). */
@@ -152,8 +157,7 @@ function placeSql(params: ScoringParams, scores: string, held: string): SqlFragm
  * a held-out follow below them has at least REC_TOP_K candidates above it either way (more
  * than REC_FIT_PLACES), and one among them has the same place among them as among all.
  */
-function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: SqlFragment, left: Follows): SqlFragment {
-  const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
+function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: SqlFragment, left: Follows, heldOut: SqlFragment): SqlFragment {
   const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM (${heldOut}))`;
   const first = sql`
     SELECT p, ts, c, a, b
@@ -161,7 +165,7 @@ function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: S
     (
         SELECT p, ts, arrayReverseSort(scores_a)[${params.topK}] AS last_kept,
                arrayFilter((c, a) -> a >= last_kept, candidates, scores_a) AS first_candidates,
-               arrayFilter((a, x) -> x >= last_kept, scores_a, scores_a) AS first_a,
+               arrayFilter(a -> a >= last_kept, scores_a) AS first_a,
                arrayFilter((b, a) -> a >= last_kept, scores_b, scores_a) AS first_b
         FROM (${ranked}) AS ranked
         ALL INNER JOIN (SELECT p, groupArray(t) AS ts FROM (${heldOut}) GROUP BY p) AS held USING p
@@ -173,7 +177,6 @@ function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: S
     neighboursSql(snapshotId, left),
     sql`mat_follow_edges WHERE snapshot_id = ${snapshotId} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`,
   );
-  const scoreOfHeldOut = (scores: string) => sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
   return sql`
     SELECT if(listed, by_a, ${params.pathFit.places}) AS by_a, if(listed, by_b, ${params.pathFit.places}) AS by_b
     FROM (${heldOut}) AS held
@@ -182,7 +185,7 @@ function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: S
         SELECT p, t, toUInt8(1) AS listed, ${placeSql(params, 'scores_a', 'held_a')} AS by_a, ${placeSql(params, 'scores_b', 'held_b')} AS by_b
         FROM
         (
-            SELECT p, t, scores_a, scores_b, ${scoreOfHeldOut('scores_a')} AS held_a, ${scoreOfHeldOut('scores_b')} AS held_b
+            SELECT p, t, scores_a, scores_b, ${heldScoreSql('scores_a')} AS held_a, ${heldScoreSql('scores_b')} AS held_b
             FROM
             (
                 SELECT p, any(ts) AS ts, groupArray(c) AS candidates, groupArray(a) AS scores_a, groupArray(b + u) AS scores_b
