@@ -76,7 +76,7 @@ const DATABASE = 'soulgraph';
 const onNode = onNodeOf(DATABASE);
 /** Several buckets even in a small world, so that a replica dies between bucket jobs. */
 const PROFILES_PER_BUCKET = 100;
-/** Both APIs sign tokens and cursors alike, so that their answers can be compared byte for byte. */
+/** What the cluster and the single server share: the same buckets and scorer, and tokens and cursors signed alike, so that their answers can be compared byte for byte. */
 const API_SETTINGS = {
   LOG_LEVEL: 'silent',
   REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
