@@ -35,6 +35,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { readPathBudget } from '../pipeline/materialize/path-budget.ts';
 import { readPathWeightFit } from '../pipeline/materialize/path-weight-fit.ts';
+import { readUnnamedPathsFit } from '../pipeline/materialize/unnamed-paths-fit.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
 import { materializeQuerySettings } from '../pipeline/materialize/scoring.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
@@ -218,15 +219,17 @@ async function printStepTimes(config: Config, snapshotId: number, runStarted: nu
   }
 }
 
-/** The run's friend-of-friend paths per profile and the path weight it fitted: what the time bought. */
+/** The run's friend-of-friend paths per profile, the path weight it fitted and whether it counts unnamed paths: what the time bought. */
 async function printPathChoices(config: Config, snapshotId: number): Promise<void> {
   const ch = createClickHouse(config);
   try {
     const budget = await readPathBudget(ch, snapshotId);
     const fit = await readPathWeightFit(ch, snapshotId);
+    const unnamed = await readUnnamedPathsFit(ch, snapshotId);
     console.log(
       `  paths: ${budget?.paths_per_profile.toLocaleString('en-US')} per profile of ${budget?.paths_in_all.toLocaleString('en-US')} in all; ` +
-        `path weight ${fit?.path_weight} (${fit?.only_adamic_adar} held-out follows found only by adamic-adar, ${fit?.only_resource_allocation} only by resource-allocation, of ${fit?.held_out})`,
+        `path weight ${fit?.path_weight} (${fit?.only_adamic_adar} held-out follows found only by adamic-adar, ${fit?.only_resource_allocation} only by resource-allocation, of ${fit?.held_out}); ` +
+        `unnamed paths ${unnamed?.unnamed ? 'on' : 'off'} (${unnamed?.only_unnamed} found only with them, ${unnamed?.only_named} only without)`,
     );
   } finally {
     await ch.close();

@@ -61,7 +61,7 @@ function firstRankedSql(snapshotId: number, callers: CallerFacts, params: Scorin
  */
 function withUnnamedPathsSql(snapshotId: number, callers: CallerFacts, params: ScoringParams, cut: SqlFragment): SqlFragment {
   const listed = sql`SELECT p, r, toUInt32(bitAnd(r.2, ${LOW_HALF})) AS c FROM (${cut}) ARRAY JOIN ranked AS r`;
-  const weighed = unnamedWeightsSql(listed, ['r'], neighboursSql(snapshotId, callers.lateFollows), sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`);
+  const weighed = unnamedWeightsSql(listed, neighboursSql(snapshotId, callers.lateFollows), sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`);
   return sql`
     SELECT p, arraySort(groupArray(tuple(-round(-r.1 + ${params.weights.fof} * u, 9), r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, round(r.10 + u, 9)))) AS ranked
     FROM (${weighed})

@@ -84,8 +84,11 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
   const stillFollowed = sql`(SELECT ${pairKey('src', 'dst')} FROM ${stillFollowedRows})`;
   // Who still follows them: a held-out follow's return is held out with it, so that the
   // held-out profile is found through paths, where the ways differ, and not as a follower
-  // (which both rank alike).
-  const stillFollowing = sql`${edges} AND dst IN (${sampled}) AND ${pairKey('dst', 'src')} NOT IN ${heldPairs}`;
+  // (which both rank alike). Not where b is reordered with unnamed paths: those rank
+  // followers and the rest apart, and a profile that follows back finds its follower there.
+  const stillFollowing = reorder
+    ? sql`${edges} AND dst IN (${sampled})`
+    : sql`${edges} AND dst IN (${sampled}) AND ${pairKey('dst', 'src')} NOT IN ${heldPairs}`;
   // Every path p -> f -> c and p <- f -> c of what is left (f not followed by p), onward too:
   // a sampled f's own held-out follows are hidden from every path through it, as the newest
   // follows of everyone are unknown when a profile makes its next one.
@@ -173,7 +176,6 @@ function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: S
     ARRAY JOIN first_candidates AS c, first_a AS a, first_b AS b`;
   const weighed = unnamedWeightsSql(
     first,
-    ['ts', 'a', 'b'],
     neighboursSql(snapshotId, left),
     sql`mat_follow_edges WHERE snapshot_id = ${snapshotId} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`,
   );

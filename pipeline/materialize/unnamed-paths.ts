@@ -15,7 +15,7 @@
  * returned, the paths back through followers say the same more precisely, and the fit leaves
  * these off.
  */
-import { identifier, joinSql, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { pairKey, degreesSql, type CallerFacts } from './caller-facts.ts';
 import { pathWeightSql } from './path-weight.ts';
 
@@ -51,21 +51,17 @@ export function neighboursSql(snapshotId: number, follows: Pick<CallerFacts, 'fo
 }
 
 /**
- * (p, c, u) for each (p, c) of `listed`, with whatever other columns `carried` names (each
- * taken with any()): u, what the unnamed paths between them weigh in all, the weights of the
- * neighbours of p (`neighbours`: neighboursSql) that c follows among `edges`
- * (mat_follow_edges rows, filtered). Worked out as rows, a candidate times each neighbour, with
- * the follows looked up in one set built before the statement runs: a set built inside a
- * lambda can be built while the statement runs, and ClickHouse 18.16 then waits for a
- * lock on its tables that another bucket's DROP PARTITION can be queued for (seen: a bucket
- * and the DROP waiting on each other for good).
+ * `listed`'s rows (p, c, and whatever else) with u: what the unnamed paths between p and c
+ * weigh in all, the weights of the neighbours of p (`neighbours`: neighboursSql) that c
+ * follows among `edges` (mat_follow_edges rows, filtered). Each row looks its candidate up
+ * with each of its caller's neighbours in one set of those follows. The neighbours' columns
+ * are read outside the lambda (ClickHouse 18.16 does not see a column used only inside one)
+ * and the candidate goes in as an array of its own beside them.
  */
-export function unnamedWeightsSql(listed: SqlFragment, carried: readonly string[], neighbours: SqlFragment, edges: SqlFragment): SqlFragment {
+export function unnamedWeightsSql(listed: SqlFragment, neighbours: SqlFragment, edges: SqlFragment): SqlFragment {
   const follows = sql`(SELECT ${pairKey('src', 'dst')} FROM ${edges} AND dst IN (SELECT z FROM (${neighbours})))`;
-  const anyOf = carried.map((column) => sql`, any(${identifier(column)}) AS ${identifier(column)}`);
   return sql`
-    SELECT p, c${anyOf.length ? joinSql(anyOf, '') : sql``}, sum(if(${pairKey('c', 'z')} IN ${follows}, w, 0)) AS u
+    SELECT *, arraySum(arrayMap((z, w, x) -> if(bitShiftLeft(toUInt64(x), 32) + z IN ${follows}, w, 0), zs, ws, arrayResize([c], length(zs), c))) AS u
     FROM (${listed}) AS listed
-    ALL LEFT JOIN (${neighbours}) AS neighbours USING p
-    GROUP BY p, c`;
+    ALL LEFT JOIN (SELECT p, groupArray(z) AS zs, groupArray(w) AS ws FROM (${neighbours}) GROUP BY p) AS neighbours USING p`;
 }
