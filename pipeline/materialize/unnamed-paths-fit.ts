@@ -12,9 +12,10 @@ import { readRunRow } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
 
 /**
- * mat_unnamed_paths_fit: the held-out follows (held-out-ranking.ts) ranked as the lists rank
- * them (the run's path weight and recency), and with each profile's first REC_TOP_K reordered
- * with its unnamed paths; what each found, and whether the lists are reordered. Off unless the
+ * mat_unnamed_paths_fit: the held-out follows (held-out-ranking.ts; their returns left in
+ * place as followers) ranked as the lists rank them (the run's path weight and recency), and
+ * with each profile's first REC_TOP_K reordered with its unnamed paths; what each found, and
+ * whether the lists are reordered. Off unless the
  * follows only the reordered ranking finds outnumber those only the named one finds by more
  * than twice the square root of both together (a sign test at about 95 %), or
  * REC_UNNAMED_PATHS says always or never: where follows are returned (every dev graph but

@@ -6,7 +6,7 @@
 CREATE TABLE IF NOT EXISTS mat_unnamed_paths_fit
 (
     snapshot_id     UInt32  COMMENT 'Run',
-    held_out        UInt64  COMMENT 'Follows held out (mat_held_out_follows), as for mat_path_weight_fit',
+    held_out        UInt64  COMMENT 'Follows held out (mat_held_out_follows), their returns left in place as followers (reordering ranks followers and the rest apart)',
     found_named     UInt64  COMMENT 'Of those, the held-out follows that the lists'' ranking (named paths, with the run''s path weight and recency) puts in the first REC_FIT_PLACES of the profile''s candidates',
     found_unnamed   UInt64  COMMENT 'The same, the first REC_TOP_K of each profile reordered with the unnamed paths (half a path''s weight each) between it and each of them',
     only_named      UInt64  COMMENT 'Held-out follows the named ranking puts in the first REC_FIT_PLACES and the reordered one does not',
