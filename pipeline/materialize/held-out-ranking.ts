@@ -199,6 +199,15 @@ function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: S
     ) AS places USING p, t`;
 }
 
+/**
+ * Whether the held-out follows only one way finds (`more`, a column) outnumber those only the
+ * other finds (`fewer`) beyond chance: by more than twice the square root of both together,
+ * a sign test at about 95 %. The fits' one rule.
+ */
+export function beyondChanceSql(more: string, fewer: string): SqlFragment {
+  return sql`${identifier(more)} > ${identifier(fewer)} + 2 * sqrt(${identifier(more)} + ${identifier(fewer)})`;
+}
+
 /** (held_out, found_a, found_b, only_a, only_b): what each way found of the held-out follows. */
 export function placesCountedSql(params: ScoringParams, places: HeldOutPlaces): SqlFragment {
   const first = params.pathFit.places;

@@ -22,7 +22,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { heldOutPlacesSql, placesCountedSql, type HeldOutPlaces } from './held-out-ranking.ts';
+import { beyondChanceSql, heldOutPlacesSql, placesCountedSql, type HeldOutPlaces } from './held-out-ranking.ts';
 import { pathWeightSql } from './path-weight.ts';
 import { readRunRow, runValueSql } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
@@ -126,7 +126,7 @@ export function recencyFitSql(snapshotId: number, params: ScoringParams): SqlFra
     b: sql`${plain} * ${recencyOf(sql`moment`, sql`newest_moment`, sql`follows_anyone`)}`,
   });
   const decided =
-    params.pathRecency === 'fit' ? sql`NOT (only_plain > only_recent + 2 * sqrt(only_recent + only_plain))` : sql`${params.pathRecency === 'always' ? 1 : 0}`;
+    params.pathRecency === 'fit' ? sql`NOT (${beyondChanceSql('only_plain', 'only_recent')})` : sql`${params.pathRecency === 'always' ? 1 : 0}`;
   return sql`
     INSERT INTO mat_recency_fit (snapshot_id, held_out, found_plain, found_recent, only_plain, only_recent, recency)
     SELECT ${snapshotId}, held_out, found_a AS found_plain, found_b AS found_recent, only_a AS only_plain, only_b AS only_recent, toUInt8(${decided})

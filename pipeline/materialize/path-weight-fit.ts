@@ -19,7 +19,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { heldOutPlacesSql, placesCountedSql } from './held-out-ranking.ts';
+import { beyondChanceSql, heldOutPlacesSql, placesCountedSql } from './held-out-ranking.ts';
 import { readRunRow } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
 import { PATH_WEIGHTS, pathWeightOf } from './path-weight.ts';
@@ -34,7 +34,7 @@ export function pathWeightFitSql(snapshotId: number, params: ScoringParams): Sql
     INSERT INTO mat_path_weight_fit (snapshot_id, held_out, found_adamic_adar, found_resource_allocation,
                                      only_adamic_adar, only_resource_allocation, path_weight)
     SELECT ${snapshotId}, held_out, found_a, found_b, only_a, only_b,
-           if(only_b > only_a + 2 * sqrt(only_b + only_a), 'resource-allocation', 'adamic-adar')
+           if(${beyondChanceSql('only_b', 'only_a')}, 'resource-allocation', 'adamic-adar')
     FROM (${placesCountedSql(params, places)})`;
 }
 

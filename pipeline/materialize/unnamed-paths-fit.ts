@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { heldOutPlacesSql, placesCountedSql } from './held-out-ranking.ts';
+import { beyondChanceSql, heldOutPlacesSql, placesCountedSql } from './held-out-ranking.ts';
 import { pathRecencySql } from './path-recency.ts';
 import { pathWeightSql } from './path-weight.ts';
 import { readRunRow } from './run-row.ts';
@@ -15,9 +15,8 @@ import type { ScoringParams } from './scoring.ts';
  * mat_unnamed_paths_fit: the held-out follows (held-out-ranking.ts; their returns left in
  * place as followers) ranked as the lists rank them (the run's path weight and recency), and
  * with each profile's first REC_TOP_K reordered with its unnamed paths; what each found, and
- * whether the lists are reordered. Off unless the
- * follows only the reordered ranking finds outnumber those only the named one finds by more
- * than twice the square root of both together (a sign test at about 95 %), or
+ * whether the lists are reordered. Off unless the follows only the reordered ranking finds
+ * outnumber those only the named one finds beyond chance (beyondChanceSql), or
  * REC_UNNAMED_PATHS says always or never: where follows are returned (every dev graph but
  * one-way Epinions) they cost a little, and the reasons never show them.
  */
@@ -25,7 +24,7 @@ export function unnamedPathsFitSql(snapshotId: number, params: ScoringParams): S
   const named = sql`${pathWeightSql(snapshotId, sql`degree`)} * ${pathRecencySql(snapshotId, sql`moment`, sql`newest_moment`, sql`follows_anyone`)}`;
   const places = heldOutPlacesSql(snapshotId, params, { a: named, b: named }, 'b with unnamed paths');
   const decided =
-    params.unnamedPaths === 'fit' ? sql`only_unnamed > only_named + 2 * sqrt(only_named + only_unnamed)` : sql`${params.unnamedPaths === 'always' ? 1 : 0}`;
+    params.unnamedPaths === 'fit' ? beyondChanceSql('only_unnamed', 'only_named') : sql`${params.unnamedPaths === 'always' ? 1 : 0}`;
   return sql`
     INSERT INTO mat_unnamed_paths_fit (snapshot_id, held_out, found_named, found_unnamed, only_named, only_unnamed, unnamed)
     SELECT ${snapshotId}, held_out, found_a AS found_named, found_b AS found_unnamed, only_a AS only_named, only_b AS only_unnamed, toUInt8(${decided})
