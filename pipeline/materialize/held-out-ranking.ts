@@ -124,7 +124,7 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
     GROUP BY p`;
   if (reorder) {
     const left = { followees: sql`SELECT src AS p, dst AS f FROM ${stillFollowedRows}`, followers: sql`SELECT dst AS p, src AS c FROM ${stillFollowing}` };
-    return reorderedPlacesSql(snapshotId, params, ranked, left, heldOut);
+    return reorderedPlacesSql(snapshotId, params, ranked, left, { heldOut, heldPairs, edges });
   }
   return sql`
     SELECT ${placeSql(params, 'scores_a', 'held_a')} AS by_a, ${placeSql(params, 'scores_b', 'held_b')} AS by_b
@@ -160,8 +160,13 @@ function placeSql(params: ScoringParams, scores: string, held: string): SqlFragm
  * a held-out follow below them has at least REC_TOP_K candidates above it either way (more
  * than REC_FIT_PLACES), and one among them has the same place among them as among all.
  */
-function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: SqlFragment, left: Follows, heldOut: SqlFragment): SqlFragment {
-  const heldPairs = sql`(SELECT ${pairKey('p', 't')} FROM (${heldOut}))`;
+function reorderedPlacesSql(
+  snapshotId: number,
+  params: ScoringParams,
+  ranked: SqlFragment,
+  left: Follows,
+  { heldOut, heldPairs, edges }: { heldOut: SqlFragment; heldPairs: SqlFragment; edges: SqlFragment },
+): SqlFragment {
   const first = sql`
     SELECT p, ts, c, a, b
     FROM
@@ -177,7 +182,7 @@ function reorderedPlacesSql(snapshotId: number, params: ScoringParams, ranked: S
   const weighed = unnamedWeightsSql(
     first,
     neighboursSql(snapshotId, left),
-    sql`mat_follow_edges WHERE snapshot_id = ${snapshotId} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`,
+    sql`${edges} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`,
   );
   return sql`
     SELECT if(listed, by_a, ${params.pathFit.places}) AS by_a, if(listed, by_b, ${params.pathFit.places}) AS by_b

@@ -10,11 +10,11 @@
 import { identifier, inList, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { ScoringParams } from './scoring.ts';
 
+/** Where a mint comes from and a burn goes (as in the view nft_holdings). */
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
 /** Zero and burn addresses: never a person, whatever the labels say. */
-export const WELL_KNOWN_NON_PERSONS = [
-  '0x0000000000000000000000000000000000000000',
-  '0x000000000000000000000000000000000000dead',
-];
+export const WELL_KNOWN_NON_PERSONS = [ZERO_ADDRESS, '0x000000000000000000000000000000000000dead'];
 
 /** Who "the caller" is: a relation (address, p) of caller addresses, or all profiles' addresses. */
 export interface Callers {
@@ -121,7 +121,7 @@ export function holdingsOfSql(addresses: readonly string[]): SqlFragment {
         FROM nft_transfers FINAL
         WHERE 1 ${touchingSql('nft_transfers', addresses)}
     )
-    WHERE holder IN ${inList(addresses)} AND holder != '0x0000000000000000000000000000000000000000'
+    WHERE holder IN ${inList(addresses)} AND holder != ${ZERO_ADDRESS}
     GROUP BY chain_id, contract, token_id, holder
     HAVING balance > 0`;
 }

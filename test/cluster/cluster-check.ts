@@ -49,6 +49,7 @@ import { addNewcomers } from '../support/newcomers.ts';
 import { issueUnifiedToken } from '../../api/auth/unified-token.ts';
 import { loadSigningKeys } from '../../api/auth/signing-keys.ts';
 import { startApi, type RunningApi } from '../../api/server/server.ts';
+import { newestReadySnapshot } from '../../api/recommend/recommendations.ts';
 import { mintApiKey, type ApiKeyRow } from '../../shared/api-keys.ts';
 import { servingKeys } from '../../shared/serving.ts';
 import { generateSigningKeyJwk } from '../../shared/signing-key-jwk.ts';
@@ -161,13 +162,13 @@ async function checkOnDemand(clusterConfig: Config, singleConfig: Config): Promi
     const ch = createClickHouse(config);
     try {
       const newcomers = await addNewcomers(ch, ON_DEMAND_CALLERS, { followedBack: true });
-      const [snapshot] = await ch.query(sql`SELECT max(snapshot_id) AS id FROM recommendation_snapshots FINAL WHERE status = 'ready'`, z.object({ id: z.coerce.number() }));
+      const snapshotId = (await newestReadySnapshot(ch))!;
       const rows: string[] = [];
       for (const id of newcomers) {
-        await computeOnDemand(ch, snapshot!.id, id, scoringParams(config), materializeQuerySettings(config));
+        await computeOnDemand(ch, snapshotId, id, scoringParams(config), materializeQuerySettings(config));
         const list = await ch.query(
           sql`SELECT rank, candidate_id, toString(round(score, 6)) AS score, toString(reason_kind) AS reason, reason_subject
-              FROM recommendations WHERE snapshot_id = ${snapshot!.id} AND profile_id = ${id} ORDER BY rank`,
+              FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${id} ORDER BY rank`,
           z.object({ rank: z.coerce.number(), candidate_id: z.string(), score: z.string(), reason: z.string(), reason_subject: z.string() }),
         );
         rows.push(...list.map((r) => `${id} ${r.rank} ${r.candidate_id} ${r.score} ${r.reason} ${r.reason_subject}`));
