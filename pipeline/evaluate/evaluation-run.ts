@@ -30,7 +30,8 @@ import { EdgeListReader, oneWayFollows } from './follow-graph.ts';
 import { givenSplit, randomSplit, timeSplit, type HoldoutSplit } from './holdout-split.ts';
 import { BASELINES, TrainingGraph } from './link-prediction-baselines.ts';
 import { qualityChartSvg, qualityTableMarkdown, type MethodResult } from './quality-chart.ts';
-import { metricsAtK } from './ranking-metrics.ts';
+import { averageMetrics, perUserMetricsAtK } from './ranking-metrics.ts';
+import { compareWithBestBaseline, comparisonLine, comparisonTableMarkdown, type BaselineComparison } from './best-baseline.ts';
 
 export interface EvaluationOptions {
   /** The graph, split here (`split`, `holdout`, `seed`); or `train` and `test` for a split made elsewhere. */
@@ -60,6 +61,8 @@ export interface EvaluationOptions {
 export interface EvaluationReport {
   graph: { nodes: number; edges: number; hidden: number; users: number };
   results: MethodResult[];
+  /** The recommender against the best baseline per measure, paired on the same users. */
+  comparisons: BaselineComparison[];
   table: string;
   files: { table: string; chart: string };
   /** Scored users with a follow either way in training whose list from the recommender was empty. */
@@ -85,11 +88,14 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
   const training = new TrainingGraph(nodeIds.length, train);
   const lists = new Map<string, Map<number, number[]>>([[OUR_SCORER, ours]]);
   for (const baseline of BASELINES) lists.set(baseline, new Map([...relevant.keys()].map((u) => [u, training.topK(baseline, u, maxK)])));
-  const results: MethodResult[] = [...lists].map(([method, byUser]) => ({ method, metrics: o.ks.map((k) => metricsAtK(byUser, relevant, k)) }));
+  const perUser = new Map([...lists].map(([method, byUser]) => [method, o.ks.map((k) => perUserMetricsAtK(byUser, relevant, k))]));
+  const results: MethodResult[] = [...perUser].map(([method, byK]) => ({ method, metrics: byK.map((rows, i) => averageMetrics(rows, o.ks[i]!)) }));
+  const comparisons = compareWithBestBaseline(perUser, OUR_SCORER, o.ks);
   if (o.listsFile) await writeLists(o.listsFile, nodeIds, relevant, lists, maxK);
 
   const empty = emptyListsOfConnected(train, relevant, ours);
   o.say(`${OUR_SCORER}: ${empty} of the scored users with a follow either way in training got an empty list`);
+  for (const c of comparisons) o.say(comparisonLine(c, OUR_SCORER));
 
   const table = qualityTableMarkdown(results);
   const source = o.edgesFile ?? o.trainFile!;
@@ -98,9 +104,14 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
     : `${path.basename(source).replace(/\.[^.]+$/, '')}-given`;
   const files = { table: path.join(o.outDir, `${name}.md`), chart: path.join(o.outDir, `${name}.svg`) };
   const title = `${path.basename(source)}: ${relevant.size} users, ${describe}`;
-  await writeFile(files.table, `${title}\n\n${table}\n\nScored users with a follow either way in training whose ${OUR_SCORER} list was empty: ${empty}.\n\n![chart](${path.basename(files.chart)})\n`);
+  const against = comparisonTableMarkdown(comparisons, OUR_SCORER);
+  await writeFile(
+    files.table,
+    `${title}\n\n${table}\n\nAgainst the best baseline, paired on the same users:\n\n${against}\n\n` +
+      `Scored users with a follow either way in training whose ${OUR_SCORER} list was empty: ${empty}.\n\n![chart](${path.basename(files.chart)})\n`,
+  );
   await writeFile(files.chart, qualityChartSvg(title, results));
-  return { graph: { nodes: nodeIds.length, edges: train.from.length + hiddenEdges, hidden: hiddenEdges, users: relevant.size }, results, table, files, emptyLists: empty };
+  return { graph: { nodes: nodeIds.length, edges: train.from.length + hiddenEdges, hidden: hiddenEdges, users: relevant.size }, results, comparisons, table, files, emptyLists: empty };
 }
 
 /** Scored users who follow or are followed by someone in training, yet got no recommendation. */

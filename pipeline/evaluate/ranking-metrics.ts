@@ -1,6 +1,6 @@
 /**
- * Top-k quality of ranked lists against held-out relevant items (binary relevance),
- * averaged over users: precision@k, recall@k and nDCG@k.
+ * Top-k quality of ranked lists against held-out relevant items (binary relevance):
+ * precision@k, recall@k and nDCG@k, per user and averaged over users.
  */
 
 export interface MetricsAtK {
@@ -10,11 +10,9 @@ export interface MetricsAtK {
   ndcg: number;
 }
 
-export function metricsAtK(lists: ReadonlyMap<number, readonly number[]>, relevant: ReadonlyMap<number, ReadonlySet<number>>, k: number): MetricsAtK {
-  let precision = 0;
-  let recall = 0;
-  let ndcg = 0;
-  for (const [user, wanted] of relevant) {
+/** Each relevant user's metrics at k, in the order of `relevant`; a user without a list found nothing. */
+export function perUserMetricsAtK(lists: ReadonlyMap<number, readonly number[]>, relevant: ReadonlyMap<number, ReadonlySet<number>>, k: number): MetricsAtK[] {
+  return [...relevant].map(([user, wanted]) => {
     const list = lists.get(user) ?? [];
     let hits = 0;
     let dcg = 0;
@@ -26,10 +24,17 @@ export function metricsAtK(lists: ReadonlyMap<number, readonly number[]>, releva
     }
     let ideal = 0;
     for (let i = 0; i < Math.min(k, wanted.size); i++) ideal += 1 / Math.log2(i + 2);
-    precision += hits / k;
-    recall += hits / wanted.size;
-    ndcg += ideal > 0 ? dcg / ideal : 0;
-  }
-  const users = Math.max(1, relevant.size);
-  return { k, precision: precision / users, recall: recall / users, ndcg: ndcg / users };
+    return { k, precision: hits / k, recall: hits / wanted.size, ndcg: ideal > 0 ? dcg / ideal : 0 };
+  });
+}
+
+export function metricsAtK(lists: ReadonlyMap<number, readonly number[]>, relevant: ReadonlyMap<number, ReadonlySet<number>>, k: number): MetricsAtK {
+  return averageMetrics(perUserMetricsAtK(lists, relevant, k), k);
+}
+
+/** The mean of per-user metrics at k (0 for no users). */
+export function averageMetrics(perUser: readonly MetricsAtK[], k: number): MetricsAtK {
+  const users = Math.max(1, perUser.length);
+  const mean = (metric: 'precision' | 'recall' | 'ndcg') => perUser.reduce((sum, m) => sum + m[metric], 0) / users;
+  return { k, precision: mean('precision'), recall: mean('recall'), ndcg: mean('ndcg') };
 }

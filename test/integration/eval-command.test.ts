@@ -114,6 +114,12 @@ describe('soulgraph eval', () => {
     ]);
     expect(written.filter((l) => l.startsWith('popularity\t0\t')).map((l) => l.split('\t')[3])).toEqual(['10', '11', '12', '1', '13']);
     expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| personalized-pagerank |');
+    // Against the best baseline (the first of those at the top), user by user: both find each
+    // hidden follow first, so the difference is nothing for every user.
+    expect(output).toContain(
+      'R@1: soulgraph 1.0000, best baseline follow-back-then-adamic-adar 1.0000 (× 1.000); paired difference +0.0000, 95% interval +0.0000 to +0.0000 (0 users better, 0 worse): the same for every user',
+    );
+    expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| P@5 | 0.2000 | follow-back-then-adamic-adar | 0.2000 | × 1.000 | +0.0000 (+0.0000 to +0.0000) | 0 / 0 | the same for every user |');
     expect(output).toContain('soulgraph: 0 of the scored users with a follow either way in training got an empty list');
     // 22 follows, 20 of them returned (all but 0 -> 1 and 10 -> 13): too few to fit, so the
     // default weight. Paths in all: 0 has 9 (through 2, 3 and its follower 1, who follow 3
