@@ -28,10 +28,6 @@ export function perUserMetricsAtK(lists: ReadonlyMap<number, readonly number[]>,
   });
 }
 
-export function metricsAtK(lists: ReadonlyMap<number, readonly number[]>, relevant: ReadonlyMap<number, ReadonlySet<number>>, k: number): MetricsAtK {
-  return averageMetrics(perUserMetricsAtK(lists, relevant, k), k);
-}
-
 /** The mean of per-user metrics at k (0 for no users). */
 export function averageMetrics(perUser: readonly MetricsAtK[], k: number): MetricsAtK {
   const users = Math.max(1, perUser.length);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { metricsAtK } from '../../pipeline/evaluate/ranking-metrics.ts';
+import { averageMetrics, perUserMetricsAtK, type MetricsAtK } from '../../pipeline/evaluate/ranking-metrics.ts';
+
+const metricsAtK = (lists: Map<number, number[]>, relevant: Map<number, Set<number>>, k: number): MetricsAtK => averageMetrics(perUserMetricsAtK(lists, relevant, k), k);
 
 describe('top-k metrics', () => {
   const relevant = new Map([
@@ -18,6 +20,7 @@ describe('top-k metrics', () => {
     expect(m.recall).toBeCloseTo((1 / 2 + 1) / 2, 12);
     const user1 = 1 / Math.log2(3) / (1 + 1 / Math.log2(3));
     expect(m.ndcg).toBeCloseTo((user1 + 1) / 2, 12);
+    expect(perUserMetricsAtK(lists, relevant, 2).map((u) => u.recall)).toEqual([1 / 2, 1]);
   });
 
   it('counts a user without a list as finding nothing, and looks no further than k', () => {
