@@ -31,6 +31,7 @@ export function compareWithBestBaseline(perUser: ReadonlyMap<string, readonly (r
   const mine = perUser.get(ours);
   if (!mine) throw new Error(`no metrics for ${ours}`);
   const baselines = [...perUser].filter(([method]) => method !== ours);
+  if (baselines.length === 0) throw new Error(`no baseline to compare ${ours} with`);
   return ks.flatMap((k, i) =>
     COMPARED.map(({ metric, label }) => {
       const values = (rows: readonly MetricsAtK[]) => rows.map((m) => m[metric]);
