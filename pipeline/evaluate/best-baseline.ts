@@ -34,12 +34,12 @@ export function compareWithBestBaseline(perUser: ReadonlyMap<string, readonly (r
   if (baselines.length === 0) throw new Error(`no baseline to compare ${ours} with`);
   return ks.flatMap((k, i) =>
     COMPARED.map(({ metric, label }) => {
-      const values = (rows: readonly MetricsAtK[]) => rows.map((m) => m[metric]);
-      const mean = (rows: readonly MetricsAtK[]) => values(rows).reduce((a, b) => a + b, 0) / Math.max(1, rows.length);
-      let [baseline, rows] = baselines[0]!;
-      for (const [method, metrics] of baselines) if (mean(metrics[i]!) > mean(rows[i]!)) [baseline, rows] = [method, metrics];
-      const difference = pairedDifference(values(mine[i]!), values(rows[i]!));
-      return { measure: `${label}@${k}`, ours: mean(mine[i]!), baseline, theirs: mean(rows[i]!), difference, verdict: verdictOf(difference) };
+      const values = (users: readonly MetricsAtK[]) => users.map((m) => m[metric]);
+      const mean = (users: readonly MetricsAtK[]) => values(users).reduce((a, b) => a + b, 0) / Math.max(1, users.length);
+      // Strictly greater: on a tie the first listed stays.
+      const [baseline, byK] = baselines.reduce((best, next) => (mean(next[1][i]!) > mean(best[1][i]!) ? next : best));
+      const difference = pairedDifference(values(mine[i]!), values(byK[i]!));
+      return { measure: `${label}@${k}`, ours: mean(mine[i]!), baseline, theirs: mean(byK[i]!), difference, verdict: verdictOf(difference) };
     }),
   );
 }
