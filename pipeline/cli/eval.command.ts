@@ -37,7 +37,7 @@ const optionsSchema = z
 
 export function evalCommand(): Command {
   return new Command('eval')
-    .description('Measure recommendation quality on a real follow graph with edges held out, against classic baselines')
+    .description('Measure recommendation quality on a real follow graph with edges held out, against classic baselines user by user')
     .option('--edges <file>', 'edge list: "from<TAB>to" lines (or "from to time", or "from,to,rating,time" with positive ratings as follows), # or % comments (SNAP and KONECT formats)')
     .option('--train <file>', 'a split made elsewhere: the follows the recommender sees (with --test)')
     .option('--test <file>', 'a split made elsewhere: the follows it should find (with --train)')

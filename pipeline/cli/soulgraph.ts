@@ -42,7 +42,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import('./materialize.command.ts')).materializeCommand(),
   },
   eval: {
-    description: 'Measure recommendation quality on a real follow graph with edges held out, against classic baselines',
+    description: 'Measure recommendation quality on a real follow graph with edges held out, against classic baselines user by user',
     load: async () => (await import('./eval.command.ts')).evalCommand(),
   },
   status: {
