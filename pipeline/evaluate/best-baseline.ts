@@ -82,7 +82,9 @@ function users(n: number): string {
   return `${n} ${n === 1 ? 'user' : 'users'}`;
 }
 
+/** A difference with its sign, +0.0000 for one that rounds to nothing either way. */
 function signed(v: number): string {
   const fixed = v.toFixed(4);
-  return v >= 0 && !fixed.startsWith('-') ? `+${fixed}` : fixed.replace('-0.0000', '+0.0000');
+  if (fixed === '-0.0000') return '+0.0000';
+  return fixed.startsWith('-') ? fixed : `+${fixed}`;
 }
