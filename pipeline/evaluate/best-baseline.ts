@@ -4,7 +4,7 @@
  * (paired-difference.ts), so that a gap of a few users reads as within noise, not as a loss.
  */
 import { pairedDifference, verdictOf, type PairedDifference } from './paired-difference.ts';
-import type { MetricsAtK } from './ranking-metrics.ts';
+import { averageMetrics, type MetricsAtK } from './ranking-metrics.ts';
 
 /** The metrics compared: what the bar names (precision and recall). */
 const COMPARED = [
@@ -35,7 +35,7 @@ export function compareWithBestBaseline(perUser: ReadonlyMap<string, readonly (r
   return ks.flatMap((k, i) =>
     COMPARED.map(({ metric, label }) => {
       const values = (users: readonly MetricsAtK[]) => users.map((m) => m[metric]);
-      const mean = (users: readonly MetricsAtK[]) => values(users).reduce((a, b) => a + b, 0) / Math.max(1, users.length);
+      const mean = (users: readonly MetricsAtK[]) => averageMetrics(users, k)[metric];
       // Strictly greater: on a tie the first listed stays.
       const [baseline, byK] = baselines.reduce((best, next) => (mean(next[1][i]!) > mean(best[1][i]!) ? next : best));
       const difference = pairedDifference(values(mine[i]!), values(byK[i]!));
