@@ -23,6 +23,7 @@ import { exactCallersSql, pathsPerProfileSql } from './path-budget.ts';
 import { momentAtSql } from './path-recency.ts';
 import { materializeQuerySettings, scoringParams, type ScoringParams } from './scoring.ts';
 import { eligibleHoldingsSql, followeesSql, holdingsSql, interactionsSql, socialFollowsSql } from './signal-inputs.ts';
+import { writtenOutTransfers } from './own-transfers.ts';
 import { newestActivityTime } from './working-set.ts';
 import { unnamedPathsChosen } from './unnamed-paths-fit.ts';
 
@@ -122,16 +123,14 @@ async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string
         ORDER BY other`,
     followRow,
   );
-  // The followers' ids first, from any row that names the profile as followee (one scan of a
-  // single column); then their rows now, looked up by follower, which the table is ordered by.
-  // GLOBAL: on a cluster follows is Distributed (touchingSql in signal-inputs.ts says why).
+  // By followee, which follows_by_followee is ordered by (migration 053): one range, not a scan
+  // of every follow's followee.
   const followers = await ch.query(
     sql`SELECT c AS other, toUInt32(followed_at) AS since
         FROM
         (
-            SELECT follower_profile_id, followed_at FROM follows FINAL
-            WHERE follower_profile_id GLOBAL IN (SELECT follower_profile_id FROM follows WHERE followee_profile_id = ${profileId})
-              AND followee_profile_id = ${profileId} AND active = 1
+            SELECT follower_profile_id, followed_at FROM follows_by_followee FINAL
+            WHERE followee_profile_id = ${profileId} AND active = 1
         ) AS follows
         ALL INNER JOIN
         (
@@ -199,7 +198,7 @@ async function liveFacts(
   const p = sql`toUInt32(${pid})`;
   const callers =
     profile.addresses.length > 0
-      ? { addresses: sql`SELECT arrayJoin(${profile.addresses}) AS address, ${p} AS p`, onlyAddresses: profile.addresses }
+      ? { addresses: sql`SELECT arrayJoin(${profile.addresses}) AS address, ${p} AS p`, own: await writtenOutTransfers(ch, profile.addresses, settings) }
       : undefined;
   const followers = followRowsSql(pid, live.followers, 'c');
   const follows = {

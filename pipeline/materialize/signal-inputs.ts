@@ -7,8 +7,9 @@
  *
  * Dense ids come from the snapshot's mat_profiles / mat_addresses.
  */
-import { identifier, inList, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { inList, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import type { ScoringParams } from './scoring.ts';
+import type { OwnTransfers, TransferTable } from './own-transfers.ts';
 
 /** Where a mint comes from and a burn goes (as in the view nft_holdings). */
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -20,8 +21,8 @@ export const WELL_KNOWN_NON_PERSONS = [ZERO_ADDRESS, '0x000000000000000000000000
 export interface Callers {
   /** SELECT address, p: the addresses of the callers. */
   addresses: SqlFragment;
-  /** When set, raw rows are first narrowed to these addresses (one caller: no full join). */
-  onlyAddresses?: readonly string[];
+  /** When set, raw rows are first narrowed to these transfers (one caller: no full join). */
+  own?: OwnTransfers;
 }
 
 /**
@@ -29,7 +30,7 @@ export interface Callers {
  * with dust and self-transfers removed. Token transfers of zero value are address-poisoning
  * spam, not interactions. A token transfer without a block time counts as one half-life old.
  */
-export function interactionEndsSql(params: ScoringParams, asOf: number, onlyAddresses?: readonly string[]): SqlFragment {
+export function interactionEndsSql(params: ScoringParams, asOf: number, own?: OwnTransfers): SqlFragment {
   const halfLife = Math.round(params.halfLifeDays * 86_400);
   return sql`
     SELECT chain_id, time, arrayJoin([(a, b), (b, a)]) AS ends, ends.1 AS own, ends.2 AS other
@@ -38,12 +39,12 @@ export function interactionEndsSql(params: ScoringParams, asOf: number, onlyAddr
         SELECT chain_id, from_address AS a, to_address AS b, toUInt32(block_time) AS time
         FROM transactions FINAL
         WHERE to_address != '' AND from_address != to_address
-          AND toFloat64OrZero(value) >= toFloat64(${params.dustWei}) ${touchingSql('transactions', onlyAddresses)}
+          AND toFloat64OrZero(value) >= toFloat64(${params.dustWei}) ${touchingSql('transactions', own)}
         UNION ALL
         SELECT chain_id, from_address AS a, to_address AS b,
                if(isNull(block_time), toUInt32(${asOf - halfLife}), toUInt32(assumeNotNull(block_time))) AS time
         FROM token_transfers FINAL
-        WHERE value != '0' AND from_address != to_address ${touchingSql('token_transfers', onlyAddresses)}
+        WHERE value != '0' AND from_address != to_address ${touchingSql('token_transfers', own)}
     )`;
 }
 
@@ -62,36 +63,26 @@ export function interactionsSql(snapshotId: number, params: ScoringParams, asOf:
     FROM
     (
         SELECT chain_id, own AS address, other AS counterparty, time
-        FROM (${interactionEndsSql(params, asOf, callers.onlyAddresses)})
+        FROM (${interactionEndsSql(params, asOf, callers.own)})
         WHERE other NOT IN ${excluded} AND own NOT IN ${excluded}
     ) AS ends
     ALL INNER JOIN (${callers.addresses}) AS callers USING address
     GROUP BY p, counterparty, chain_id`;
 }
 
-/** The ORDER BY of each table of transfers (migrations 003 and 004): what FINAL merges versions by. */
-const TRANSFER_KEYS = {
-  transactions: 'chain_id, hash',
-  token_transfers: 'chain_id, tx_hash, log_index',
-  nft_transfers: 'chain_id, tx_hash, log_index, token_id',
-} as const;
-
 /**
- * `AND` the rows of a table that touch `onlyAddresses` (from or to): nothing without them.
- * Found in two steps, so that FINAL merges only their versions: their keys (`key`, the
- * table's ORDER BY) from a scan of the two address columns, then every version of those keys,
- * which FINAL reduces to the newest as it would over the whole table. FINAL over the whole
- * table, to keep a few of its rows, cost an on-demand list 0.76 s of transactions and 0.67 s
- * of NFT transfers in a 100 k-profile world, against 0.05 and 0.04 s for the scans.
- * GLOBAL: on a cluster the table is Distributed, and a plain IN over it inside a query over it
- * is refused (distributed_product_mode); the keys are found once and sent to the shards.
+ * `AND` the rows of a table that touch the caller's addresses (from or to): nothing without
+ * them. Found in two steps, so that FINAL merges only their versions: their keys (the
+ * table's ORDER BY, OwnTransfers), then every version of those keys, which FINAL reduces to
+ * the newest as it would over the whole table. FINAL over the whole table, to keep a few of its
+ * rows, cost an on-demand list 0.76 s of transactions and 0.67 s of NFT transfers in a 100
+ * k-profile world, against 0.05 and 0.04 s for the scans.
  */
-function touchingSql(table: keyof typeof TRANSFER_KEYS, onlyAddresses?: readonly string[]): SqlFragment {
-  if (!onlyAddresses || onlyAddresses.length === 0) return sql``;
-  const near = inList(onlyAddresses);
-  const key = new SqlFragment(TRANSFER_KEYS[table]);
+function touchingSql(table: TransferTable, own?: OwnTransfers): SqlFragment {
+  if (!own || own.addresses.length === 0) return sql``;
+  const near = inList(own.addresses);
   return sql`
-    AND (${key}) GLOBAL IN (SELECT ${key} FROM ${identifier(table)} WHERE from_address IN ${near} OR to_address IN ${near})
+    AND ${own.touching[table]}
     AND (from_address IN ${near} OR to_address IN ${near})`;
 }
 
@@ -102,15 +93,15 @@ function touchingSql(table: keyof typeof TRANSFER_KEYS, onlyAddresses?: readonly
  * aggregate every transfer ever made (test/integration/holdings-of-addresses.test.ts holds the two equal).
  */
 export function holdingsSql(callers: Callers): SqlFragment {
-  const holdings = callers.onlyAddresses ? holdingsOfSql(callers.onlyAddresses) : sql`SELECT chain_id, contract, holder FROM nft_holdings`;
+  const holdings = callers.own ? holdingsOfSql(callers.own) : sql`SELECT chain_id, contract, holder FROM nft_holdings`;
   return sql`
     SELECT DISTINCT p, chain_id, contract
     FROM (SELECT chain_id, contract, holder AS address FROM (${holdings})) AS holdings
     ALL INNER JOIN (${callers.addresses}) AS callers USING address`;
 }
 
-/** (chain_id, contract, token_id, holder, balance): nft_holdings (migration 004) of `addresses` alone. */
-export function holdingsOfSql(addresses: readonly string[]): SqlFragment {
+/** (chain_id, contract, token_id, holder, balance): nft_holdings (migration 004) of the caller's addresses alone. */
+export function holdingsOfSql(own: OwnTransfers): SqlFragment {
   return sql`
     SELECT chain_id, contract, token_id, holder, sum(delta) AS balance
     FROM
@@ -119,9 +110,9 @@ export function holdingsOfSql(addresses: readonly string[]): SqlFragment {
                arrayJoin([(to_address, toInt64(amount)), (from_address, -toInt64(amount))]) AS movement,
                movement.1 AS holder, movement.2 AS delta
         FROM nft_transfers FINAL
-        WHERE 1 ${touchingSql('nft_transfers', addresses)}
+        WHERE 1 ${touchingSql('nft_transfers', own)}
     )
-    WHERE holder IN ${inList(addresses)} AND holder != ${ZERO_ADDRESS}
+    WHERE holder IN ${inList(own.addresses)} AND holder != ${ZERO_ADDRESS}
     GROUP BY chain_id, contract, token_id, holder
     HAVING balance > 0`;
 }

@@ -35,6 +35,8 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   profiles: sharded('cityHash64(profile_id)'),
   profile_identities: sharded('cityHash64(identifier)'),
   follows: sharded('cityHash64(follower_profile_id)'),
+  // Filled by a materialized view on each shard's follows_local, like sbt_mints_by_owner below.
+  follows_by_followee: sharded('cityHash64(follower_profile_id)'),
   social_follows: sharded('cityHash64(follower)'),
   invites: sharded('cityHash64(invitee_profile_id)'),
   transactions: sharded('cityHash64(hash)'),

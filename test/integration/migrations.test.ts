@@ -93,6 +93,42 @@ describe('migrations', () => {
     await env.ch.command(sql`DROP DATABASE ${db}`);
   });
 
+  it('copies the follows a database holds into follows_by_followee, and keeps it in step after (053)', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
+    const database = `${env.config.CLICKHOUSE_DATABASE}_053`;
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+    for (const file of files.filter((f) => f < '053')) await copyFile(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
+    await migrate(env.config, { database, dir });
+    const db = identifier(database);
+    const follow = (follower: string, followee: string, active: number, at: string) =>
+      env.ch.command(sql`
+        INSERT INTO ${db}.follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
+        VALUES (${follower}, ${followee}, toDateTime('2026-01-01 00:00:00'), ${active ? null : sql`toDateTime(${at})`}, ${active}, toDateTime(${at}), now())`);
+    // a follows b, then stops; c follows b; a follows c.
+    await follow('a', 'b', 1, '2026-01-01 00:00:00');
+    await follow('a', 'b', 0, '2026-02-01 00:00:00');
+    await follow('c', 'b', 1, '2026-01-01 00:00:00');
+    await follow('a', 'c', 1, '2026-01-01 00:00:00');
+    const followersOf = async (who: string) =>
+      (
+        await env.ch.query(
+          sql`SELECT follower_profile_id FROM ${db}.follows_by_followee FINAL WHERE followee_profile_id = ${who} AND active = 1 ORDER BY follower_profile_id`,
+          z.object({ follower_profile_id: z.string() }),
+        )
+      ).map((r) => r.follower_profile_id);
+
+    await copyFile(path.join(MIGRATIONS_DIR, '053_follows_by_followee.sql'), path.join(dir, '053_follows_by_followee.sql'));
+    expect(await migrate(env.config, { database, dir })).toEqual(['053_follows_by_followee']);
+    expect(await followersOf('b')).toEqual(['c']);
+    expect(await followersOf('c')).toEqual(['a']);
+    // Written to follows after the migration: the view copies it.
+    await follow('c', 'b', 0, '2026-03-01 00:00:00');
+    await follow('b', 'c', 1, '2026-03-01 00:00:00');
+    expect(await followersOf('b')).toEqual([]);
+    expect(await followersOf('c')).toEqual(['a', 'b']);
+    await env.ch.command(sql`DROP DATABASE ${db}`);
+  });
+
   it('gives every column of every table a comment, for analysts', async () => {
     // Views take their columns' meaning from the tables they read; ClickHouse 18.16 cannot comment them.
     const database = env.config.CLICKHOUSE_DATABASE;
