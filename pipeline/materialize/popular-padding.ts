@@ -11,6 +11,7 @@
  * the score.
  *
  * Written after the bucket's INSERT, into the same partition: a retried bucket drops both.
+ * The popular list itself is the run's, written once into the working set (mat_popular).
  */
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF, followerCountsSql, mostFollowedFirstKey } from './bounded-lists.ts';
@@ -46,11 +47,35 @@ export function popularPaddingSql(snapshotId: number, target: PaddingTarget, par
         (
             SELECT profile_id, rank, c, subject_pid
             FROM (${paddingSql(snapshotId, target, params)}) AS padding
-            ALL INNER JOIN (SELECT dst AS c, src AS subject_pid FROM mat_fof_edges WHERE ${of} AND src_rank = 1) AS most_followed_followers USING c
+            ALL INNER JOIN (SELECT pid AS c, subject_pid FROM mat_popular WHERE ${of}) AS most_followed_followers USING c
         ) AS with_subjects
         ALL INNER JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles WHERE ${of}) AS candidates USING c
     ) AS named
     ALL INNER JOIN (SELECT pid AS subject_pid, profile_id AS subject_id FROM mat_profiles WHERE ${of}) AS subjects USING subject_pid`;
+}
+
+/**
+ * mat_popular: the run's REC_TOP_K + SPARE most followed profiles, each with its most followed
+ * follower (the mat_fof_edges row of dst pid with src_rank 1).
+ */
+export function popularListSql(snapshotId: number, params: ScoringParams): SqlFragment {
+  return sql`
+    INSERT INTO mat_popular (snapshot_id, place, pid, followers, subject_pid)
+    SELECT ${snapshotId}, place, pid, followers, subject_pid
+    FROM
+    (
+        SELECT place, toUInt32(bitAnd(key, ${LOW_HALF})) AS pid, toUInt32(${LOW_HALF} - bitShiftRight(key, 32)) AS followers
+        FROM
+        (
+            SELECT arraySlice(arraySort(groupArray(${mostFollowedFirstKey('followers', 'dst')})), 1, ${params.topK + SPARE}) AS keys
+            FROM (${followerCountsSql(snapshotId, 'dst')})
+        )
+        ARRAY JOIN keys AS key, arrayEnumerate(keys) AS place
+    ) AS popular
+    ALL INNER JOIN
+    (
+        SELECT dst AS pid, src AS subject_pid FROM mat_fof_edges WHERE snapshot_id = ${snapshotId} AND src_rank = 1
+    ) AS most_followed_followers USING pid`;
 }
 
 /** (profile_id, rank, c): the places after each short list, filled from the popular list. */
@@ -61,8 +86,7 @@ function paddingSql(snapshotId: number, target: PaddingTarget, params: ScoringPa
     SELECT profile_id, listed + place AS rank, toUInt32(${c}) AS c
     FROM
     (
-        -- The popular list unrolled and filtered per caller, then sorted back (the keys sort
-        -- the most followed first).
+        -- The popular list unrolled and filtered per caller, then sorted back.
         SELECT profile_id, listed, arraySlice(arraySort(groupArray(key)), 1, ${params.topK} - listed) AS kept
         FROM
         (
@@ -70,8 +94,9 @@ function paddingSql(snapshotId: number, target: PaddingTarget, params: ScoringPa
             FROM (${shortLists}) AS short_lists
             CROSS JOIN
             (
-                SELECT arraySlice(arraySort(groupArray(${mostFollowedFirstKey('followers', 'dst')})), 1, ${params.topK + SPARE}) AS popular
-                FROM (${followerCountsSql(snapshotId, 'dst')})
+                -- place << 32 | pid: sorted, the most followed first.
+                SELECT arraySort(groupArray(bitShiftLeft(toUInt64(place), 32) + pid)) AS popular
+                FROM mat_popular WHERE snapshot_id = ${snapshotId} AND place <= ${params.topK + SPARE}
             ) AS most_followed
         )
         ARRAY JOIN popular AS key

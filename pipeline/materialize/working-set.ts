@@ -17,6 +17,7 @@ import { followTimesSql, recencyFitSql, spanStartSql } from './path-recency.ts';
 import { unnamedPathsFitSql } from './unnamed-paths-fit.ts';
 import { exactProfilesSql, pathBudgetSql, pathCountsTableSql } from './path-budget.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
+import { popularListSql } from './popular-padding.ts';
 import { runInDependencyOrder } from './dependency-order.ts';
 import { scoringFitSql } from './scoring-fit.ts';
 import { awaitReplication } from '../../shared/clickhouse/replication-wait.ts';
@@ -53,6 +54,7 @@ export const WORKING_SET_READS = {
   mat_follower_hops: ['mat_follow_edges', 'mat_path_counts', 'mat_path_budget'],
   mat_fof_forward: ['mat_fof_edges', 'mat_path_budget'],
   mat_fof_back: ['mat_fof_edges'],
+  mat_popular: ['mat_follower_counts', 'mat_fof_edges'],
   mat_scoring_fit: ['mat_follow_edges'],
   mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_counts'],
   mat_path_weight_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
@@ -133,6 +135,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
       SELECT ${snapshotId}, p, f, degree, exact, passes_on FROM (${followerHopsSql(snapshotId, { ...everyFollowSql(snapshotId), exact: exactProfilesSql(snapshotId, params) }, params)})`,
     mat_fof_forward: fofForwardSql(snapshotId, params),
     mat_fof_back: fofBackSql(snapshotId, params),
+    mat_popular: popularListSql(snapshotId, params),
     mat_scoring_fit: scoringFitSql(snapshotId, params),
     mat_held_out_follows: heldOutFollowsSql(snapshotId, params),
     mat_path_weight_fit: pathWeightFitSql(snapshotId, params),

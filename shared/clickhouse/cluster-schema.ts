@@ -79,6 +79,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_follower_hops: everywhere,
   mat_fof_forward: everywhere,
   mat_fof_back: everywhere,
+  mat_popular: everywhere,
   mat_scoring_fit: everywhere,
   mat_path_counts: everywhere,
   mat_path_budget: everywhere,

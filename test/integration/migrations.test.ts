@@ -129,6 +129,45 @@ describe('migrations', () => {
     await env.ch.command(sql`DROP DATABASE ${db}`);
   });
 
+  it('writes the popular list of a working set written before it was kept, once (054)', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
+    const database = `${env.config.CLICKHOUSE_DATABASE}_054`;
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+    for (const file of files.filter((f) => f < '054')) await copyFile(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
+    await migrate(env.config, { database, dir });
+    const db = identifier(database);
+    // Snapshot 5: 2 has three followers (1, 3, 4), 3 two (1, 4), 4 two (1, 3): 3 and 4 tie, the lower id first.
+    // Each profile's most followed follower has src_rank 1.
+    await env.ch.command(sql`INSERT INTO ${db}.mat_follower_counts (snapshot_id, pid, followers) VALUES (5, 2, 3), (5, 3, 2), (5, 4, 2)`);
+    await env.ch.command(sql`
+      INSERT INTO ${db}.mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
+      VALUES (5, 3, 2, 2, 0.5, 1, 1), (5, 4, 2, 2, 0.5, 1, 2), (5, 1, 2, 3, 0.5, 1, 3), (5, 4, 3, 2, 0.5, 2, 1), (5, 1, 3, 3, 0.5, 2, 2), (5, 3, 4, 2, 0.5, 2, 1), (5, 1, 4, 3, 0.5, 3, 2)`);
+    const popular = () =>
+      env.ch.query(
+        sql`SELECT snapshot_id, place, pid, followers, subject_pid FROM ${db}.mat_popular ORDER BY place`,
+        z.object({ snapshot_id: z.coerce.number(), place: z.coerce.number(), pid: z.coerce.number(), followers: z.coerce.number(), subject_pid: z.coerce.number() }),
+      );
+
+    await copyFile(path.join(MIGRATIONS_DIR, '054_popular_list.sql'), path.join(dir, '054_popular_list.sql'));
+    expect(await migrate(env.config, { database, dir })).toEqual(['054_popular_list']);
+    const expected = [
+      { snapshot_id: 5, place: 1, pid: 2, followers: 3, subject_pid: 3 },
+      { snapshot_id: 5, place: 2, pid: 3, followers: 2, subject_pid: 4 },
+      { snapshot_id: 5, place: 3, pid: 4, followers: 2, subject_pid: 3 },
+    ];
+    expect(await popular()).toEqual(expected);
+    // Run again, as after a crash before the migration was recorded: nothing written twice.
+    const backfill = splitStatements(await readFile(path.join(MIGRATIONS_DIR, '054_popular_list.sql'), 'utf8')).find((s) => s.startsWith('INSERT'))!;
+    const inDatabase = createClickHouse({ ...env.config, CLICKHOUSE_DATABASE: database });
+    try {
+      await inDatabase.command(new SqlFragment(backfill));
+    } finally {
+      await inDatabase.close();
+    }
+    expect(await popular()).toEqual(expected);
+    await env.ch.command(sql`DROP DATABASE ${db}`);
+  });
+
   it('gives every column of every table a comment, for analysts', async () => {
     // Views take their columns' meaning from the tables they read; ClickHouse 18.16 cannot comment them.
     const database = env.config.CLICKHOUSE_DATABASE;
