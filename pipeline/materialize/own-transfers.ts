@@ -37,8 +37,8 @@ export function transferKeysSql(table: TransferTable, addresses: readonly string
  * the tables are Distributed, and a plain IN over one inside a query over it is refused
  * (distributed_product_mode); the keys are found once and sent to the shards. On ClickHouse
  * 18.16 such a set leaves FINAL over the whole table (0.6-0.8 s for one caller's transactions
- * in a 100 k-profile world, against 0.05 s by the keys written out): cold-start.ts writes them
- * out where there are few enough.
+ * in a 100 k-profile world, against 0.05 s by the keys written out): writtenOutTransfers
+ * writes them out where there are few enough.
  */
 export function ownTransfersSql(addresses: readonly string[]): OwnTransfers {
   const found = (table: TransferTable) => sql`(${keyOf(table)}) GLOBAL IN (${transferKeysSql(table, addresses)})`;
@@ -50,17 +50,16 @@ export function keyOf(table: TransferTable): SqlFragment {
   return joinSql(TRANSFER_KEYS[table].map((column) => identifier(column)), ', ');
 }
 
-
 /** Past this many rows of one table touching its addresses, a caller's transfers are found as its statements run (the subquery, not the keys written out): about 5 MB of statement. */
 const MAX_WRITTEN_OUT_TRANSFERS = 50_000;
 
 const transferKeyRow = z.record(z.string(), z.union([z.string(), z.number()]));
 
 /**
- * The caller's own transfers (signal-inputs.ts OwnTransfers) with their keys read once and
- * written out: the set a subquery makes leaves ClickHouse 18.16 merging every row of the
- * table with FINAL, written-out keys let it read only theirs (by its ORDER BY). A table with
- * more rows than MAX_WRITTEN_OUT_TRANSFERS touching them keeps the subquery.
+ * The caller's own transfers with their keys read once and written out: the set a subquery
+ * makes leaves ClickHouse 18.16 merging every row of the table with FINAL, written-out keys
+ * let it read only theirs (by its ORDER BY). A table with more rows than
+ * MAX_WRITTEN_OUT_TRANSFERS touching them keeps the subquery.
  */
 export async function writtenOutTransfers(ch: ClickHouse, addresses: readonly string[], settings: QuerySettings): Promise<OwnTransfers> {
   const found = ownTransfersSql(addresses);
