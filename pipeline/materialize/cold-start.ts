@@ -125,7 +125,7 @@ async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string
     followRow,
   );
   // By followee, which follows_by_followee is ordered by (migration 053): one range, not a scan
-  // of every follow's followee.
+  // of every follow's followee; their dense ids by their ids, not with every profile's in memory.
   const followers = await ch.query(
     sql`SELECT c AS other, toUInt32(followed_at) AS since
         FROM
@@ -135,7 +135,8 @@ async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string
         ) AS follows
         ALL INNER JOIN
         (
-            SELECT profile_id AS follower_profile_id, pid AS c FROM mat_profiles WHERE snapshot_id = ${snapshotId}
+            SELECT profile_id AS follower_profile_id, pid AS c FROM mat_profiles
+            WHERE snapshot_id = ${snapshotId} AND profile_id GLOBAL IN (SELECT follower_profile_id FROM follows_by_followee WHERE followee_profile_id = ${profileId})
         ) AS followers USING follower_profile_id
         ORDER BY other`,
     followRow,

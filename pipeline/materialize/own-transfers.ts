@@ -1,7 +1,7 @@
 /**
  * One caller's own transfers, for a list computed on demand (cold-start.ts): which rows of each
  * table of transfers touch its addresses, so that its interactions and NFTs are read from those
- * rows alone (signal-inputs.ts touchingSql) and FINAL merges only their versions.
+ * rows alone (signal-inputs.ts ownRowsSql) and FINAL merges only their versions.
  */
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';

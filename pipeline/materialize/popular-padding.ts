@@ -13,7 +13,7 @@
  * Written after the bucket's INSERT, into the same partition: a retried bucket drops both.
  * The popular list itself is the run's, written once into the working set (mat_popular).
  */
-import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF, followerCountsSql, mostFollowedFirstKey } from './bounded-lists.ts';
 import { pairKey } from './caller-facts.ts';
 import { RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
@@ -37,6 +37,8 @@ export interface PaddingTarget {
 
 export function popularPaddingSql(snapshotId: number, target: PaddingTarget, params: ScoringParams): SqlFragment {
   const of = sql`snapshot_id = ${snapshotId}`;
+  // Names of the popular and their followers only, looked up by dense id (mat_profiles' order).
+  const named = (column: string) => sql`AND pid IN (SELECT ${identifier(column)} FROM mat_popular WHERE ${of})`;
   return sql`
     INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
     SELECT ${snapshotId}, ${target.bucket}, profile_id, rank, candidate_id, 0, ${SIGNAL.fof}, 0, subject_id, 0, 0, 0, 0
@@ -49,9 +51,9 @@ export function popularPaddingSql(snapshotId: number, target: PaddingTarget, par
             FROM (${paddingSql(snapshotId, target, params)}) AS padding
             ALL INNER JOIN (SELECT pid AS c, subject_pid FROM mat_popular WHERE ${of}) AS most_followed_followers USING c
         ) AS with_subjects
-        ALL INNER JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles WHERE ${of}) AS candidates USING c
+        ALL INNER JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles WHERE ${of} ${named('pid')}) AS candidates USING c
     ) AS named
-    ALL INNER JOIN (SELECT pid AS subject_pid, profile_id AS subject_id FROM mat_profiles WHERE ${of}) AS subjects USING subject_pid`;
+    ALL INNER JOIN (SELECT pid AS subject_pid, profile_id AS subject_id FROM mat_profiles WHERE ${of} ${named('subject_pid')}) AS subjects USING subject_pid`;
 }
 
 /**
