@@ -125,7 +125,8 @@ async function liveFollows(ch: ClickHouse, snapshotId: number, profileId: string
     followRow,
   );
   // By followee, which follows_by_followee is ordered by (migration 053): one range, not a scan
-  // of every follow's followee; their dense ids by their ids, not with every profile's in memory.
+  // of every follow's followee; their dense ids by their ids, not with every profile's in memory
+  // (GLOBAL: on a cluster follows_by_followee is Distributed).
   const followers = await ch.query(
     sql`SELECT c AS other, toUInt32(followed_at) AS since
         FROM

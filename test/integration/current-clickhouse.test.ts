@@ -28,6 +28,7 @@ import { chainSource } from '../../pipeline/chain/chain-source.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
 import { generateWorld, generatedKinds } from '../../pipeline/generate/world-generator.ts';
 import { ON_DEMAND_BUCKET } from '../../pipeline/materialize/cold-start.ts';
+import { literalRowsSql } from '../../pipeline/materialize/literal-rows.ts';
 import { compactTables } from '../../pipeline/maintenance/compact-tables.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
 import { useApi } from '../support/api-harness.ts';
@@ -346,6 +347,21 @@ describe('settings the client sets on every query', () => {
     for (const url of [inject('clickhouseUrl'), inject('chdbUrl')]) {
       const ch = engine(url);
       expect(await ch.query(sql`SELECT toUInt64(9007199254740993) AS n`, z.object({ n: z.string() }))).toEqual([{ n: '9007199254740993' }]);
+      await ch.close();
+    }
+  });
+
+  it('reads a Float64 that literalRowsSql writes back bit for bit on both (an on-demand list names its ranked rows that way)', async () => {
+    // Scores as the ranking makes them (rounded to 9 places) and raw doubles, over 12 orders of magnitude.
+    const doubles = sql`
+      SELECT number AS n, (rand64(number) / 18446744073709551615.0) * pow(10, (number % 12) - 6) AS raw, round(raw, 9) AS rounded
+      FROM numbers(3000)`;
+    for (const url of [inject('clickhouseUrl'), inject('chdbUrl')]) {
+      const ch = engine(url);
+      const read = await ch.query(sql`SELECT raw, rounded, hex(reinterpretAsString(raw)) AS raw_bits, hex(reinterpretAsString(rounded)) AS rounded_bits FROM (${doubles})`, z.object({ raw: z.number(), rounded: z.number(), raw_bits: z.string(), rounded_bits: z.string() }));
+      const written = literalRowsSql(0, { raw: 'Float64', rounded: 'Float64' }, { raw: read.map((r) => r.raw), rounded: read.map((r) => r.rounded) });
+      const back = await ch.query(sql`SELECT hex(reinterpretAsString(raw)) AS raw_bits, hex(reinterpretAsString(rounded)) AS rounded_bits FROM (${written})`, z.object({ raw_bits: z.string(), rounded_bits: z.string() }), { max_query_size: String(16 * 1024 * 1024) });
+      expect(back, url).toEqual(read.map((r) => ({ raw_bits: r.raw_bits, rounded_bits: r.rounded_bits })));
       await ch.close();
     }
   });

@@ -14,6 +14,36 @@ const env = useTestEnvironment();
 const tableRow = z.object({ name: z.string() });
 const columnRow = z.object({ table: z.string(), name: z.string(), comment: z.string() });
 
+/**
+ * A database migrated up to, not including, the migration `file` (its name in MIGRATIONS_DIR),
+ * for a test of what that migration does to the rows it finds: `apply` applies it, `runBackfillAgain`
+ * runs its INSERT a second time, as after a crash before the migration was recorded.
+ */
+async function databaseBefore(file: string) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
+  const database = `${env.config.CLICKHOUSE_DATABASE}_${file.slice(0, 3)}`;
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+  for (const earlier of files.filter((f) => f < file)) await copyFile(path.join(MIGRATIONS_DIR, earlier), path.join(dir, earlier));
+  await migrate(env.config, { database, dir });
+  return {
+    db: identifier(database),
+    apply: async () => {
+      await copyFile(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
+      return migrate(env.config, { database, dir });
+    },
+    runBackfillAgain: async () => {
+      const backfill = splitStatements(await readFile(path.join(MIGRATIONS_DIR, file), 'utf8')).find((s) => s.startsWith('INSERT'))!;
+      const inDatabase = createClickHouse({ ...env.config, CLICKHOUSE_DATABASE: database });
+      try {
+        await inDatabase.command(new SqlFragment(backfill));
+      } finally {
+        await inDatabase.close();
+      }
+    },
+    drop: () => env.ch.command(sql`DROP DATABASE ${identifier(database)}`),
+  };
+}
+
 describe('migrations', () => {
   it('records every migration file once', async () => {
     const files = await readMigrations();
@@ -66,40 +96,24 @@ describe('migrations', () => {
   });
 
   it('counts the followers of a working set written before follower counts were kept, once (048)', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
-    const database = `${env.config.CLICKHOUSE_DATABASE}_048`;
-    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
-    for (const file of files.filter((f) => f < '048')) await copyFile(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
-    await migrate(env.config, { database, dir });
-    const db = identifier(database);
+    const before = await databaseBefore('048_follower_counts_and_ranked.sql');
+    const { db } = before;
     // Snapshot 5's working set: profiles 1 and 3 follow 2, 1 follows 3.
     await env.ch.command(sql`INSERT INTO ${db}.mat_follow_edges (snapshot_id, src, dst, src_degree, src_weight) VALUES (5, 1, 2, 2, 0.5), (5, 3, 2, 1, 0.6), (5, 1, 3, 2, 0.5)`);
     const counts = () =>
       env.ch.query(sql`SELECT snapshot_id, pid, followers FROM ${db}.mat_follower_counts ORDER BY pid`, z.object({ snapshot_id: z.coerce.number(), pid: z.coerce.number(), followers: z.coerce.number() }));
 
-    await copyFile(path.join(MIGRATIONS_DIR, '048_follower_counts_and_ranked.sql'), path.join(dir, '048_follower_counts_and_ranked.sql'));
-    expect(await migrate(env.config, { database, dir })).toEqual(['048_follower_counts_and_ranked']);
+    expect(await before.apply()).toEqual(['048_follower_counts_and_ranked']);
     const expected = [{ snapshot_id: 5, pid: 2, followers: 2 }, { snapshot_id: 5, pid: 3, followers: 1 }];
     expect(await counts()).toEqual(expected);
-    // Run again, as after a crash before the migration was recorded: nothing counted twice.
-    const backfill = splitStatements(await readFile(path.join(MIGRATIONS_DIR, '048_follower_counts_and_ranked.sql'), 'utf8')).find((s) => s.startsWith('INSERT'))!;
-    const inDatabase = createClickHouse({ ...env.config, CLICKHOUSE_DATABASE: database });
-    try {
-      await inDatabase.command(new SqlFragment(backfill));
-    } finally {
-      await inDatabase.close();
-    }
+    await before.runBackfillAgain();
     expect(await counts()).toEqual(expected);
-    await env.ch.command(sql`DROP DATABASE ${db}`);
+    await before.drop();
   });
 
   it('copies the follows a database holds into follows_by_followee, and keeps it in step after (053)', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
-    const database = `${env.config.CLICKHOUSE_DATABASE}_053`;
-    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
-    for (const file of files.filter((f) => f < '053')) await copyFile(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
-    await migrate(env.config, { database, dir });
-    const db = identifier(database);
+    const before = await databaseBefore('053_follows_by_followee.sql');
+    const { db } = before;
     const follow = (follower: string, followee: string, active: number, at: string) =>
       env.ch.command(sql`
         INSERT INTO ${db}.follows (follower_profile_id, followee_profile_id, followed_at, unfollowed_at, active, updated_at, ingested_at)
@@ -117,8 +131,7 @@ describe('migrations', () => {
         )
       ).map((r) => r.follower_profile_id);
 
-    await copyFile(path.join(MIGRATIONS_DIR, '053_follows_by_followee.sql'), path.join(dir, '053_follows_by_followee.sql'));
-    expect(await migrate(env.config, { database, dir })).toEqual(['053_follows_by_followee']);
+    expect(await before.apply()).toEqual(['053_follows_by_followee']);
     expect(await followersOf('b')).toEqual(['c']);
     expect(await followersOf('c')).toEqual(['a']);
     // Written to follows after the migration: the view copies it.
@@ -126,16 +139,12 @@ describe('migrations', () => {
     await follow('b', 'c', 1, '2026-03-01 00:00:00');
     expect(await followersOf('b')).toEqual([]);
     expect(await followersOf('c')).toEqual(['a', 'b']);
-    await env.ch.command(sql`DROP DATABASE ${db}`);
+    await before.drop();
   });
 
   it('writes the popular list of a working set written before it was kept, once (054)', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
-    const database = `${env.config.CLICKHOUSE_DATABASE}_054`;
-    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
-    for (const file of files.filter((f) => f < '054')) await copyFile(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
-    await migrate(env.config, { database, dir });
-    const db = identifier(database);
+    const before = await databaseBefore('054_popular_list.sql');
+    const { db } = before;
     // Snapshot 5: 2 has three followers (1, 3, 4), 3 two (1, 4), 4 two (1, 3): 3 and 4 tie, the lower id first.
     // Each profile's most followed follower has src_rank 1.
     await env.ch.command(sql`INSERT INTO ${db}.mat_follower_counts (snapshot_id, pid, followers) VALUES (5, 2, 3), (5, 3, 2), (5, 4, 2)`);
@@ -148,24 +157,16 @@ describe('migrations', () => {
         z.object({ snapshot_id: z.coerce.number(), place: z.coerce.number(), pid: z.coerce.number(), followers: z.coerce.number(), subject_pid: z.coerce.number() }),
       );
 
-    await copyFile(path.join(MIGRATIONS_DIR, '054_popular_list.sql'), path.join(dir, '054_popular_list.sql'));
-    expect(await migrate(env.config, { database, dir })).toEqual(['054_popular_list']);
+    expect(await before.apply()).toEqual(['054_popular_list']);
     const expected = [
       { snapshot_id: 5, place: 1, pid: 2, followers: 3, subject_pid: 3 },
       { snapshot_id: 5, place: 2, pid: 3, followers: 2, subject_pid: 4 },
       { snapshot_id: 5, place: 3, pid: 4, followers: 2, subject_pid: 3 },
     ];
     expect(await popular()).toEqual(expected);
-    // Run again, as after a crash before the migration was recorded: nothing written twice.
-    const backfill = splitStatements(await readFile(path.join(MIGRATIONS_DIR, '054_popular_list.sql'), 'utf8')).find((s) => s.startsWith('INSERT'))!;
-    const inDatabase = createClickHouse({ ...env.config, CLICKHOUSE_DATABASE: database });
-    try {
-      await inDatabase.command(new SqlFragment(backfill));
-    } finally {
-      await inDatabase.close();
-    }
+    await before.runBackfillAgain();
     expect(await popular()).toEqual(expected);
-    await env.ch.command(sql`DROP DATABASE ${db}`);
+    await before.drop();
   });
 
   it('gives every column of every table a comment, for analysts', async () => {
