@@ -70,11 +70,14 @@ function profilesSql(since: number | undefined): SqlFragment {
 /**
  * One line per follower: its follows as PackedFollows (serving-writer.ts), built by
  * ClickHouse: each (followee, state, state) with state = followState(updated_at, active).
+ * Sorted, so that a line does not depend on the order the table's parts are read in (the
+ * mirror keeps the newest state of each followee whatever the order; a test compares the
+ * lines of two ClickHouse versions, which read the parts of one insert in different orders).
  */
 function followsSql(since: number | undefined): SqlFragment {
   return sql`
     SELECT follower_profile_id, count(),
-           arrayStringConcat(groupArray(concat(followee_profile_id, ${SEPARATOR}, state, ${SEPARATOR}, state, ${SEPARATOR})), '')
+           arrayStringConcat(arraySort(groupArray(concat(followee_profile_id, ${SEPARATOR}, state, ${SEPARATOR}, state, ${SEPARATOR}))), '')
     FROM
     (
         SELECT follower_profile_id, followee_profile_id, toString(toUInt64(toUInt32(updated_at)) * 2 + active) AS state
