@@ -18,8 +18,8 @@ export type TransferTable = keyof typeof TRANSFER_KEYS;
 
 /**
  * One caller's own transfers: its addresses, and for each table of transfers a condition on
- * its key that holds for the rows that touch them: `(key) IN (<the keys>)` written out, or
- * `(key) GLOBAL IN (<a subquery that finds them>)` (ownTransfersSql).
+ * its key that holds for the rows that touch them: `(key) IN (<the keys>)` written out (`0`
+ * when none does), or `(key) GLOBAL IN (<a subquery that finds them>)` (ownTransfersSql).
  */
 export interface OwnTransfers {
   addresses: readonly string[];

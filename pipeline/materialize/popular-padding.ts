@@ -38,7 +38,7 @@ export interface PaddingTarget {
 export function popularPaddingSql(snapshotId: number, target: PaddingTarget, params: ScoringParams): SqlFragment {
   const of = sql`snapshot_id = ${snapshotId}`;
   // Names of the popular and their followers only, looked up by dense id (mat_profiles' order).
-  const named = (column: string) => sql`AND pid IN (SELECT ${identifier(column)} FROM mat_popular WHERE ${of})`;
+  const onlyPopular = (column: string) => sql`AND pid IN (SELECT ${identifier(column)} FROM mat_popular WHERE ${of})`;
   return sql`
     INSERT INTO recommendations ${RECOMMENDATION_COLUMNS}
     SELECT ${snapshotId}, ${target.bucket}, profile_id, rank, candidate_id, 0, ${SIGNAL.fof}, 0, subject_id, 0, 0, 0, 0
@@ -51,9 +51,9 @@ export function popularPaddingSql(snapshotId: number, target: PaddingTarget, par
             FROM (${paddingSql(snapshotId, target, params)}) AS padding
             ALL INNER JOIN (SELECT pid AS c, subject_pid FROM mat_popular WHERE ${of}) AS most_followed_followers USING c
         ) AS with_subjects
-        ALL INNER JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles WHERE ${of} ${named('pid')}) AS candidates USING c
+        ALL INNER JOIN (SELECT pid AS c, profile_id AS candidate_id FROM mat_profiles WHERE ${of} ${onlyPopular('pid')}) AS candidates USING c
     ) AS named
-    ALL INNER JOIN (SELECT pid AS subject_pid, profile_id AS subject_id FROM mat_profiles WHERE ${of} ${named('subject_pid')}) AS subjects USING subject_pid`;
+    ALL INNER JOIN (SELECT pid AS subject_pid, profile_id AS subject_id FROM mat_profiles WHERE ${of} ${onlyPopular('subject_pid')}) AS subjects USING subject_pid`;
 }
 
 /**
