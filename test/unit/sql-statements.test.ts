@@ -123,7 +123,9 @@ describe('migrations', () => {
    * replaces three views (a view holds no rows: dropping and creating it again loses nothing);
    * 042, 046 and 047 reword column comments (setting one again changes nothing); 043-045 recreate
    * working-set tables (every run rebuilds their rows) and reword comments; 048 counts the
-   * followers of the working set a snapshot built before it keeps, once.
+   * followers of the working set a snapshot built before it keeps, once; 053 copies follows
+   * into follows_by_followee (a second copy is the same rows under the same replacing key,
+   * one row to FINAL); 054 writes the popular list of the working sets built before it, once.
    */
   const NOT_CREATE: Record<string, RegExp[]> = {
     '010_materialization.sql': [/^DROP TABLE IF EXISTS recommendations$/, /^INSERT INTO recommendation_snapshots /],
@@ -135,6 +137,8 @@ describe('migrations', () => {
     '046_popular_padding.sql': [/^ALTER TABLE recommendations COMMENT COLUMN (score|fof_score) '/],
     '047_path_budget_and_weight.sql': [/^ALTER TABLE (recommendations|mat_follow_edges|mat_fof_edges) COMMENT COLUMN (fof_score|src_weight) '/],
     '048_follower_counts_and_ranked.sql': [/^INSERT INTO mat_follower_counts /],
+    '053_follows_by_followee.sql': [/^INSERT INTO follows_by_followee /],
+    '054_popular_list.sql': [/^INSERT INTO mat_popular /],
     '051_path_recency.sql': [
       /^ALTER TABLE (mat_follow_edges|mat_fof_edges|mat_bucket_follows) ADD COLUMN moment UInt16$/,
       /^ALTER TABLE mat_fof_back ADD COLUMN moments Array\(UInt16\)$/,
