@@ -13,9 +13,9 @@ import { coldStartJobSchema } from '../../shared/queues.ts';
 import { publishLists } from '../serving/list-publisher.ts';
 import type { ServingWriter } from '../serving/serving-writer.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { RANKED_COLUMNS, RANKED_ID_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
+import { RANKED_COLUMNS, RECOMMENDATION_COLUMNS } from './recommendation-columns.ts';
 import type { CallerFacts } from './caller-facts.ts';
-import { columnsOf, literalRowsSql } from './literal-rows.ts';
+import { literalRowsSql, writtenOutRowsSql } from './literal-rows.ts';
 import { namedCandidatesSql, rankedCandidatesSql } from './candidates.ts';
 import { popularPaddingSql } from './popular-padding.ts';
 import { firstHopsSql, followerHopsSql } from './friends-of-friends.ts';
@@ -159,7 +159,6 @@ function followRowsSql(pid: number, follows: LiveFollows['followees'], other: 'f
   return literalRowsSql(pid, { [other]: 'UInt32', followed_at: 'DateTime' }, { [other]: follows.pids, followed_at: follows.since });
 }
 
-const hopRow = z.object({ f: z.coerce.number(), degree: z.coerce.number(), exact: z.coerce.number(), passes_on: z.coerce.number() });
 const HOP_TYPES = { f: 'UInt32', degree: 'UInt32', exact: 'UInt8', passes_on: 'UInt32' } as const;
 
 /**
@@ -167,11 +166,11 @@ const HOP_TYPES = { f: 'UInt32', degree: 'UInt32', exact: 'UInt8', passes_on: 'U
  * and written out, as its follows are: the ranking names them several times, and each is a few
  * joins over the working set (whether the caller gets every path, each followee's degree).
  */
-async function writtenOutHops(ch: ClickHouse, pid: number, hops: SqlFragment, settings: QuerySettings): Promise<SqlFragment> {
-  const rows = await ch.query(sql`SELECT f, degree, exact, passes_on FROM (${hops}) ORDER BY f`, hopRow, settings);
-  return literalRowsSql(pid, HOP_TYPES, columnsOf(rows, Object.keys(HOP_TYPES)));
+function writtenOutHops(ch: ClickHouse, pid: number, hops: SqlFragment, settings: QuerySettings): Promise<SqlFragment> {
+  return writtenOutRowsSql(ch, pid, HOP_TYPES, hops, 'f', settings);
 }
 
+/** rankedCandidatesSql's columns after p. */
 const RANKED_TYPES = {
   rank: 'UInt32',
   c: 'UInt32',
@@ -185,7 +184,6 @@ const RANKED_TYPES = {
   nft_score: 'Float64',
   fof_score: 'Float64',
 } as const;
-const rankedRow = z.object(Object.fromEntries(Object.keys(RANKED_TYPES).map((column) => [column, z.coerce.number()])) as Record<keyof typeof RANKED_TYPES, z.ZodCoercedNumber>);
 
 /**
  * The caller's ranked list (rankedCandidatesSql's rows) read once and written out, for the
@@ -194,9 +192,8 @@ const rankedRow = z.object(Object.fromEntries(Object.keys(RANKED_TYPES).map((col
  * every profile's name, ClickHouse 18.16 took 0.4 s longer than the ranking and the lookups
  * apart, in a world of 100 k profiles.
  */
-async function writtenOutRanking(ch: ClickHouse, pid: number, ranking: SqlFragment, settings: QuerySettings): Promise<SqlFragment> {
-  const rows = await ch.query(sql`SELECT ${RANKED_ID_COLUMNS} FROM (${ranking}) ORDER BY rank`, rankedRow, settings);
-  return literalRowsSql(pid, RANKED_TYPES, columnsOf(rows, Object.keys(RANKED_TYPES)));
+function writtenOutRanking(ch: ClickHouse, pid: number, ranking: SqlFragment, settings: QuerySettings): Promise<SqlFragment> {
+  return writtenOutRowsSql(ch, pid, RANKED_TYPES, ranking, 'rank', settings);
 }
 
 const momentRow = z.object({ moment: z.coerce.number() });

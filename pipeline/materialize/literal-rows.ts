@@ -4,6 +4,8 @@
  * a subquery would be read again wherever the ranking names it, literal rows cost nothing to
  * read again.
  */
+import { z } from 'zod';
+import type { ClickHouse, QuerySettings } from '../../shared/clickhouse/client.ts';
 import { identifier, joinSql, sql, SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 
 /** Float64 values make the round trip through JSON and JavaScript exactly (shortest round-trip text both ways, measured on both engines). */
@@ -29,4 +31,23 @@ export function literalRowsSql(pid: number, types: Record<string, ColumnType>, c
 /** Rows read back as the columns literalRowsSql takes. */
 export function columnsOf(rows: readonly Record<string, number>[], names: readonly string[]): Record<string, number[]> {
   return Object.fromEntries(names.map((name) => [name, rows.map((row) => row[name]!)]));
+}
+
+/**
+ * The rows a statement answers (`select`, with a column of each name in `types`), read once,
+ * in the order of `orderBy`, and written out as the literal rows of the one caller `pid`.
+ */
+export async function writtenOutRowsSql(
+  ch: ClickHouse,
+  pid: number,
+  types: Record<string, ColumnType>,
+  select: SqlFragment,
+  orderBy: string,
+  settings: QuerySettings,
+): Promise<SqlFragment> {
+  const names = Object.keys(types);
+  const row = z.object(Object.fromEntries(names.map((name) => [name, z.coerce.number()])));
+  const columns = joinSql(names.map((name) => identifier(name)), ', ');
+  const rows = await ch.query(sql`SELECT ${columns} FROM (${select}) ORDER BY ${identifier(orderBy)}`, row, settings);
+  return literalRowsSql(pid, types, columnsOf(rows, names));
 }

@@ -15,6 +15,7 @@ export const TRANSFER_KEYS = {
 } as const;
 
 export type TransferTable = keyof typeof TRANSFER_KEYS;
+const TRANSFER_TABLES = Object.keys(TRANSFER_KEYS) as TransferTable[];
 
 /**
  * One caller's own transfers: its addresses, and for each table of transfers a condition on
@@ -22,6 +23,7 @@ export type TransferTable = keyof typeof TRANSFER_KEYS;
  * when none does), or `(key) GLOBAL IN (<a subquery that finds them>)` (ownTransfersSql).
  */
 export interface OwnTransfers {
+  /** At least one. */
   addresses: readonly string[];
   touching: Record<TransferTable, SqlFragment>;
 }
@@ -42,7 +44,7 @@ export function transferKeysSql(table: TransferTable, addresses: readonly string
  */
 export function ownTransfersSql(addresses: readonly string[]): OwnTransfers {
   const found = (table: TransferTable) => sql`(${keyOf(table)}) GLOBAL IN (${transferKeysSql(table, addresses)})`;
-  return { addresses, touching: { transactions: found('transactions'), token_transfers: found('token_transfers'), nft_transfers: found('nft_transfers') } };
+  return { addresses, touching: Object.fromEntries(TRANSFER_TABLES.map((table) => [table, found(table)])) as OwnTransfers['touching'] };
 }
 
 /** A table's key columns, as a list. */
@@ -70,8 +72,8 @@ export async function writtenOutTransfers(ch: ClickHouse, addresses: readonly st
     const tuple = (row: z.infer<typeof transferKeyRow>) => new SqlFragment(`(${TRANSFER_KEYS[table].map((column) => literal(row[column]!)).join(', ')})`);
     return sql`(${keyOf(table)}) IN ${inList(rows.map(tuple))}`;
   };
-  return {
-    addresses,
-    touching: { transactions: await written('transactions'), token_transfers: await written('token_transfers'), nft_transfers: await written('nft_transfers') },
-  };
+  // One table after another, as the statements of one list run.
+  const touching = {} as OwnTransfers['touching'];
+  for (const table of TRANSFER_TABLES) touching[table] = await written(table);
+  return { addresses, touching };
 }

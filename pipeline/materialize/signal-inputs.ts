@@ -80,13 +80,13 @@ export function interactionsSql(snapshotId: number, params: ScoringParams, asOf:
  * table, before the keys were looked up, 0.76 s already at 100 k.
  */
 function ownRowsSql(table: TransferTable, own?: OwnTransfers): SqlFragment {
-  if (!own || own.addresses.length === 0) return sql``;
+  if (!own) return sql``;
   return sql`PREWHERE ${own.touching[table]}`;
 }
 
 /** `AND` the rows that touch the caller's addresses (from or to): nothing without them. */
 function touchingSql(own?: OwnTransfers): SqlFragment {
-  if (!own || own.addresses.length === 0) return sql``;
+  if (!own) return sql``;
   const near = inList(own.addresses);
   return sql`AND (from_address IN ${near} OR to_address IN ${near})`;
 }
