@@ -31,6 +31,7 @@ import { givenSplit, randomSplit, timeSplit, type HoldoutSplit } from './holdout
 import { BASELINES, TrainingGraph } from './link-prediction-baselines.ts';
 import { qualityChartSvg, qualityTableMarkdown, type MethodResult } from './quality-chart.ts';
 import { averageMetrics, perUserMetricsAtK } from './ranking-metrics.ts';
+import { hiddenFollowReach, reachLine, reachTableMarkdown, type HiddenFollowReach } from './hidden-follow-reach.ts';
 import { compareWithBestBaseline, comparisonLine, comparisonTableMarkdown, type BaselineComparison } from './best-baseline.ts';
 
 export interface EvaluationOptions {
@@ -67,6 +68,8 @@ export interface EvaluationReport {
   files: { table: string; chart: string };
   /** Scored users with a follow either way in training whose list from the recommender was empty. */
   emptyLists: number;
+  /** Where the hidden follows lie (returns, two hops, farther), and what each method's first max(k) find of each. */
+  reach: HiddenFollowReach;
 }
 
 /** The name the recommender's lists go by in the report. */
@@ -96,6 +99,8 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
   const empty = emptyListsOfConnected(train, relevant, ours);
   o.say(`${OUR_SCORER}: ${empty} of the scored users with a follow either way in training got an empty list`);
   for (const c of comparisons) o.say(comparisonLine(c, OUR_SCORER));
+  const reach = hiddenFollowReach(training, relevant, lists, maxK);
+  o.say(reachLine(reach));
 
   const table = qualityTableMarkdown(results);
   const source = o.edgesFile ?? o.trainFile!;
@@ -108,10 +113,13 @@ export async function runEvaluation(config: Config, logger: Logger, o: Evaluatio
   await writeFile(
     files.table,
     `${title}\n\n${table}\n\nAgainst the best baseline, paired on the same users:\n\n${against}\n\n` +
-      `Scored users with a follow either way in training whose ${OUR_SCORER} list was empty: ${empty}.\n\n![chart](${path.basename(files.chart)})\n`,
+      `Scored users with a follow either way in training whose ${OUR_SCORER} list was empty: ${empty}.\n\n` +
+      `Where the hidden follows lie in training (a return: the followee follows the user; two hops: they share a neighbour, follows either way), ` +
+      `and what each method's first ${maxK} find of each kind, as mean shares per user (a method's "in all" is its R@${maxK}):\n\n${reachTableMarkdown(reach)}\n\n` +
+      `![chart](${path.basename(files.chart)})\n`,
   );
   await writeFile(files.chart, qualityChartSvg(title, results));
-  return { graph: { nodes: nodeIds.length, edges: train.from.length + hiddenEdges, hidden: hiddenEdges, users: relevant.size }, results, comparisons, table, files, emptyLists: empty };
+  return { graph: { nodes: nodeIds.length, edges: train.from.length + hiddenEdges, hidden: hiddenEdges, users: relevant.size }, results, comparisons, table, files, emptyLists: empty, reach };
 }
 
 /** Scored users who follow or are followed by someone in training, yet got no recommendation. */

@@ -72,6 +72,23 @@ export class TrainingGraph {
     }
   }
 
+  /** Whether `follower` follows `followee` in training. */
+  follows(follower: number, followee: number): boolean {
+    return sortedHas(neighbours(this.out, follower), followee);
+  }
+
+  /** Whether the two have a neighbour in common, follows either way (a path of two hops links them). */
+  shareNeighbour(a: number, b: number): boolean {
+    const x = neighbours(this.undirected, a);
+    const y = neighbours(this.undirected, b);
+    for (let i = 0, j = 0; i < x.length && j < y.length; ) {
+      if (x[i] === y[j]) return true;
+      if (x[i]! < y[j]!) i++;
+      else j++;
+    }
+    return false;
+  }
+
   /** Nodes by training in-degree, most followed first. */
   mostFollowed(count: number): number[] {
     this.popular ??= Array.from({ length: this.nodes }, (_, i) => i).sort((a, b) => degree(this.in, b) - degree(this.in, a) || a - b);
@@ -147,6 +164,18 @@ function best(scores: Map<number, number>, k: number): number[] {
 
 function neighbours(adj: Adjacency, node: number): Uint32Array {
   return adj.targets.subarray(adj.offsets[node]!, adj.offsets[node + 1]!);
+}
+
+/** Whether a sorted list (a deduped neighbour list) holds `value`. */
+function sortedHas(list: Uint32Array, value: number): boolean {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low < list.length && list[low] === value;
 }
 
 function degree(adj: Adjacency, node: number): number {

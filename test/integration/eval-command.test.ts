@@ -121,6 +121,9 @@ describe('soulgraph eval', () => {
     );
     expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| P@5 | 0.2000 | follow-back-then-adamic-adar | 0.2000 | × 1.000 | +0.0000 (+0.0000 to +0.0000) | 0 / 0 | the same for every user |');
     expect(output).toContain('soulgraph: 0 of the scored users with a follow either way in training got an empty list');
+    // Both hidden follows are returns (1 follows 0, 13 follows 10), and soulgraph lists both.
+    expect(output).toContain('where the hidden follows lie (mean share per user): returns 100.0 %, two hops 0.0 %, farther 0.0 %');
+    expect(readFileSync(path.join(dir, 'train-given.md'), 'utf8')).toContain('| soulgraph | 1.0000 | 0.0000 | 0.0000 | 1.0000 |');
     // 22 follows, 20 of them returned (all but 0 -> 1 and 10 -> 13): too few to fit, so the
     // default weight. Paths in all: 0 has 9 (through 2, 3 and its follower 1, who follow 3
     // each), 1, 2 and 3 have 8 each; 33 per clique, well within the budget, and the cap is
