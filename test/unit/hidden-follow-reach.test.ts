@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hiddenFollowReach, reachLine, reachTableMarkdown } from '../../pipeline/evaluate/hidden-follow-reach.ts';
 import { TrainingGraph } from '../../pipeline/evaluate/link-prediction-baselines.ts';
+import { averageMetrics, perUserMetricsAtK } from '../../pipeline/evaluate/ranking-metrics.ts';
 
 /**
  * Training: 0 follows 1 and 2; 1 and 2 follow 3; 4 follows 3 and 0; 5 follows 1; 6 follows
@@ -46,6 +47,11 @@ describe('where the hidden follows lie', () => {
       '| a | 0.1667 | 0.1667 | 0.0000 | 0.3333 |',
       '| b | 0.0000 | 0.5000 | 0.1667 | 0.6667 |',
     ]);
+    // Each method's parts add up to its recall at k as eval's table computes it.
+    for (const [method, byUser] of lists) {
+      const parts = reach.found.get(method)!;
+      expect(parts.returns + parts['two hops'] + parts.farther, method).toBeCloseTo(averageMetrics(perUserMetricsAtK(byUser, relevant, 2), 2).recall, 12);
+    }
   });
 
   it('counts a return as a return even where a path of two hops links the two as well', () => {
