@@ -40,7 +40,10 @@ beforeAll(async () => {
   api.stdout!.on('data', (d) => (output += d));
   api.stderr!.on('data', (d) => (output += d));
   apiOutput = () => output;
-  await waitFor(async () => /"port":(\d+)[^\n]*"api listening"/.test(output), 60_000, 'the API to listen');
+  // A start that fails says what the API printed (it logs no secrets: what this file checks).
+  await waitFor(async () => /"port":(\d+)[^\n]*"api listening"/.test(output), 60_000, 'the API to listen').catch((error: Error) => {
+    throw new Error(`${error.message}; it printed:\n${output}`);
+  });
   base = `http://127.0.0.1:${/"port":(\d+)[^\n]*"api listening"/.exec(output)![1]}`;
 }, 90_000);
 

@@ -206,7 +206,8 @@ describe('soulgraph on a local cluster', () => {
     expect(kept!.n).toBe(150);
     const [blocks] = await ch.query(sql`SELECT count() AS n FROM chain_blocks FINAL`, countRow);
     expect(blocks!.n).toBe(15);
-  }, 60_000);
+    // Longer than waitForMutations' own 120 s, so that a slow mutation fails there, saying which.
+  }, 150_000);
 
   it('spreads the serving copy over the Redis masters, and answers a page from it as one Redis server does', async () => {
     const standalone = parseConfig({ REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: `sg-cluster-${process.pid}` });
