@@ -34,12 +34,14 @@ export function hiddenFollowReach(
   const hidden = noShares();
   const found = new Map([...lists.keys()].map((method) => [method, noShares()]));
   for (const [user, wanted] of relevant) {
+    // Each user weighs the same, whatever the number of its hidden follows, as in recall.
+    const share = 1 / wanted.size / users;
     const reach = new Map([...wanted].map((c) => [c, reachOf(training, user, c)]));
-    for (const kind of reach.values()) hidden[kind] += 1 / wanted.size / users;
+    for (const kind of reach.values()) hidden[kind] += share;
     for (const [method, byUser] of lists) {
       for (const c of (byUser.get(user) ?? []).slice(0, k)) {
         const kind = reach.get(c);
-        if (kind) found.get(method)![kind] += 1 / wanted.size / users;
+        if (kind) found.get(method)![kind] += share;
       }
     }
   }

@@ -29,7 +29,7 @@ export function literalRowsSql(pid: number, types: Record<string, ColumnType>, c
 }
 
 /** Rows read back as the columns literalRowsSql takes. */
-export function columnsOf(rows: readonly Record<string, number>[], names: readonly string[]): Record<string, number[]> {
+function columnsOf(rows: readonly Record<string, number>[], names: readonly string[]): Record<string, number[]> {
   return Object.fromEntries(names.map((name) => [name, rows.map((row) => row[name]!)]));
 }
 
