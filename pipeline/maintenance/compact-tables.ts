@@ -21,7 +21,7 @@ import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { recordKinds } from '../../shared/records/kinds.ts';
 
 export const COMPACTED_TABLES = [
-  ...new Set([...Object.values(recordKinds).map((k) => k.table), 'profile_identities', 'follows_by_followee', 'sbt_mints_by_owner', 'ingest_rejects']),
+  ...new Set([...Object.values(recordKinds).map((k) => k.table), 'profile_identities', 'follows_by_followee', 'transfers_by_address', 'sbt_mints_by_owner', 'ingest_rejects']),
 ];
 
 const optimize = (ch: ClickHouse, table: string) => ch.command(sql`OPTIMIZE TABLE ${identifier(partsTableName(ch, table))} FINAL`);

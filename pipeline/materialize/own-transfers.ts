@@ -28,10 +28,15 @@ export interface OwnTransfers {
   touching: Record<TransferTable, SqlFragment>;
 }
 
-/** (key columns): the keys of the rows of `table` that touch `addresses` (from or to), by a scan of its two address columns. */
+/**
+ * (key columns): the keys of the rows of `table` that touch `addresses` (from or to), from
+ * transfers_by_address (migration 055), which is ordered by address: a few ranges, not a scan
+ * of the table's two address columns. It may hold keys whose rows are gone (a reorg's): the
+ * statements that read the rows by these keys check the addresses again (signal-inputs.ts).
+ */
 export function transferKeysSql(table: TransferTable, addresses: readonly string[]): SqlFragment {
-  const near = inList(addresses);
-  return sql`SELECT ${keyOf(table)} FROM ${identifier(table)} WHERE from_address IN ${near} OR to_address IN ${near}`;
+  const columns = joinSql(TRANSFER_KEYS[table].map((column) => (column === 'hash' ? sql`tx_hash AS hash` : identifier(column))), ', ');
+  return sql`SELECT DISTINCT ${columns} FROM transfers_by_address WHERE address IN ${inList(addresses)} AND source = ${table}`;
 }
 
 /**

@@ -42,6 +42,8 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   transactions: sharded('cityHash64(hash)'),
   token_transfers: sharded('cityHash64(tx_hash)'),
   nft_transfers: sharded('cityHash64(tx_hash)'),
+  // Filled by materialized views on each shard's transfer tables: a key sits on its transfer's shard.
+  transfers_by_address: sharded('cityHash64(tx_hash)'),
   // sbt_mints_by_owner is filled by a materialized view on each shard's sbt_mints_local:
   // the same key keeps a direct insert on the shard the view writes to.
   sbt_mints: sharded('cityHash64(contract, token_id)'),

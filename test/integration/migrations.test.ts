@@ -142,6 +142,49 @@ describe('migrations', () => {
     await before.drop();
   });
 
+  it('indexes the transfers a database holds by address, keeps the index in step after, and a second copy adds no key (055)', async () => {
+    const before = await databaseBefore('055_transfers_by_address.sql');
+    const { db } = before;
+    const ZERO = '0x0000000000000000000000000000000000000000';
+    const transaction = (hash: string, from: string, to: string) =>
+      env.ch.command(sql`INSERT INTO ${db}.transactions (chain_id, hash, block_number, block_time, from_address, to_address, value, ingested_at)
+                         VALUES (1, ${hash}, 5, now(), ${from}, ${to}, '1', now())`);
+    const tokenTransfer = (hash: string, log: number, from: string, to: string) =>
+      env.ch.command(sql`INSERT INTO ${db}.token_transfers (chain_id, contract, from_address, to_address, value, tx_hash, log_index, block_number, block_time, ingested_at)
+                         VALUES (1, '0xc0', ${from}, ${to}, '9', ${hash}, ${log}, 6, NULL, now())`);
+    const nftTransfer = (hash: string, log: number, token: string, from: string, to: string) =>
+      env.ch.command(sql`INSERT INTO ${db}.nft_transfers (chain_id, contract, token_id, from_address, to_address, amount, standard, block_number, block_time, log_index, tx_hash, ingested_at)
+                         VALUES (1, '0xc1', ${token}, ${from}, ${to}, 1, 'ERC-721', 7, now(), ${log}, ${hash}, now())`);
+    const keyRow = z.object({ address: z.string(), source: z.string(), tx_hash: z.string(), log_index: z.coerce.number(), token_id: z.string() });
+    const keys = () =>
+      env.ch.query(sql`SELECT address, source, tx_hash, log_index, token_id FROM ${db}.transfers_by_address FINAL ORDER BY address, source, tx_hash, log_index`, keyRow);
+    // a pays b; a creates a contract (no recipient); b sends a token to c; c mints NFT 7.
+    await transaction('0xt1', '0xa', '0xb');
+    await transaction('0xt2', '0xa', '');
+    await tokenTransfer('0xt3', 4, '0xb', '0xc');
+    await nftTransfer('0xt4', 2, '7', ZERO, '0xc');
+
+    expect(await before.apply()).toEqual(['055_transfers_by_address']);
+    const held = [
+      { address: '0xa', source: 'transactions', tx_hash: '0xt1', log_index: 0, token_id: '' },
+      { address: '0xa', source: 'transactions', tx_hash: '0xt2', log_index: 0, token_id: '' },
+      { address: '0xb', source: 'token_transfers', tx_hash: '0xt3', log_index: 4, token_id: '' },
+      { address: '0xb', source: 'transactions', tx_hash: '0xt1', log_index: 0, token_id: '' },
+      { address: '0xc', source: 'nft_transfers', tx_hash: '0xt4', log_index: 2, token_id: '7' },
+      { address: '0xc', source: 'token_transfers', tx_hash: '0xt3', log_index: 4, token_id: '' },
+    ];
+    expect(await keys()).toEqual(held);
+    await before.runBackfillAgain();
+    expect(await keys()).toEqual(held);
+    // Written after the migration: the views index it.
+    await nftTransfer('0xt5', 1, '7', '0xc', '0xd');
+    expect((await keys()).filter((k) => k.tx_hash === '0xt5')).toEqual([
+      { address: '0xc', source: 'nft_transfers', tx_hash: '0xt5', log_index: 1, token_id: '7' },
+      { address: '0xd', source: 'nft_transfers', tx_hash: '0xt5', log_index: 1, token_id: '7' },
+    ]);
+    await before.drop();
+  });
+
   it('writes the popular list of a working set written before it was kept, once (054)', async () => {
     const before = await databaseBefore('054_popular_list.sql');
     const { db } = before;

@@ -125,7 +125,8 @@ describe('migrations', () => {
    * working-set tables (every run rebuilds their rows) and reword comments; 048 counts the
    * followers of the working set a snapshot built before it keeps, once; 053 copies follows
    * into follows_by_followee (a second copy is the same rows under the same replacing key,
-   * one row to FINAL); 054 writes the popular list of the working sets built before it, once.
+   * one row to FINAL); 054 writes the popular list of the working sets built before it, once;
+   * 055 copies the transfers' keys into transfers_by_address (a second copy is the same key).
    */
   const NOT_CREATE: Record<string, RegExp[]> = {
     '010_materialization.sql': [/^DROP TABLE IF EXISTS recommendations$/, /^INSERT INTO recommendation_snapshots /],
@@ -139,6 +140,7 @@ describe('migrations', () => {
     '048_follower_counts_and_ranked.sql': [/^INSERT INTO mat_follower_counts /],
     '053_follows_by_followee.sql': [/^INSERT INTO follows_by_followee /],
     '054_popular_list.sql': [/^INSERT INTO mat_popular /],
+    '055_transfers_by_address.sql': [/^INSERT INTO transfers_by_address /],
     '051_path_recency.sql': [
       /^ALTER TABLE (mat_follow_edges|mat_fof_edges|mat_bucket_follows) ADD COLUMN moment UInt16$/,
       /^ALTER TABLE mat_fof_back ADD COLUMN moments Array\(UInt16\)$/,
