@@ -103,7 +103,7 @@ try {
       await engine.resetPeakMemory();
       const run = await timeRun(config);
       const peakMemoryBytes = await engine.peakMemory(ch, run.window);
-      const onDemand = await timeOnDemandLists(ch, config, run.snapshotId, ON_DEMAND_NEWCOMERS);
+      const onDemand = await timeOnDemandLists(ch, config, run.snapshotId, ON_DEMAND_NEWCOMERS, engine.name === 'clickhouse-server');
       await printStorage(ch, config, profiles, { mirrors: redisPrimed - redisBefore, lists: (await redisUsedMemory(config)) - redisPrimed });
       const result: SizeResult = {
         profiles,

@@ -24,16 +24,24 @@ export interface OnDemandTimes {
   rows: number[];
 }
 
-export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshotId: number, count: number): Promise<OnDemandTimes> {
+/**
+ * `queryLog`: the engine keeps system.query_log (clickhouse-server; chdb does not), so each
+ * list's line also says how many merges were running as it began and which of its
+ * statements took longest: what makes a list slow right after a run.
+ */
+export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshotId: number, count: number, queryLog: boolean): Promise<OnDemandTimes> {
   const newcomers = await addNewcomers(ch, count, { followedBack: false });
   const params = scoringParams(config);
   const settings = materializeQuerySettings(config);
   const times: OnDemandTimes = { computeMs: [], readMs: [], rows: [] };
   for (const newcomer of newcomers) {
+    const merges = queryLog ? await mergesRunning(ch) : undefined;
+    const began = Date.now();
     const computing = performance.now();
     const result = await computeOnDemand(ch, snapshotId, newcomer, params, settings);
     times.computeMs.push(performance.now() - computing);
     console.log(`    on demand ${newcomer}: ${result.rows} rows in ${times.computeMs.at(-1)!.toFixed(0)} ms`);
+    if (queryLog) console.log(`      ${merges} merges running as it began; slowest: ${await slowestStatements(ch, began, Date.now())}`);
     if (!result.computed) throw new Error(`${newcomer}: the snapshot already had a list, so nothing was computed on demand`);
     const reading = performance.now();
     await ch.query(
@@ -44,4 +52,26 @@ export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshot
     times.rows.push(result.rows);
   }
   return times;
+}
+
+const mergeCount = z.object({ merges: z.coerce.number() });
+
+async function mergesRunning(ch: ClickHouse): Promise<number> {
+  const [row] = await ch.query(sql`SELECT count() AS merges FROM system.merges`, mergeCount);
+  return row?.merges ?? 0;
+}
+
+const statementRow = z.object({ ms: z.coerce.number(), statement: z.string() });
+
+/** The three statements of the span that took longest, each as its duration and its first words. */
+async function slowestStatements(ch: ClickHouse, fromMs: number, toMs: number): Promise<string> {
+  await ch.command(sql`SYSTEM FLUSH LOGS`);
+  const rows = await ch.query(
+    sql`SELECT query_duration_ms AS ms, substring(query, 1, 400) AS statement FROM system.query_log
+        WHERE type = 2 AND event_time >= toDateTime(${Math.floor(fromMs / 1000)}) AND event_time <= toDateTime(${Math.ceil(toMs / 1000)})
+          AND query NOT LIKE 'SYSTEM FLUSH%'
+        ORDER BY ms DESC LIMIT 3`,
+    statementRow,
+  );
+  return rows.map((r) => `${r.ms} ms ${r.statement.replace(/\s+/g, ' ').trim().slice(0, 60)}`).join(' | ');
 }
