@@ -180,7 +180,9 @@ function onDemandLine(times: OnDemandTimes, config: Config): string {
   return (
     `  on demand: ${times.computeMs.length} newcomers' lists (${median(times.rows)} rows each, median) computed in ${compute.toFixed(0)} ms median, ` +
     `${Math.max(...times.computeMs).toFixed(0)} ms at most, against COLD_START_WAIT_MS ${config.COLD_START_WAIT_MS}; ` +
-    `reading one's first page back ${read.toFixed(1)} ms median (ratio ${(compute / read).toFixed(0)})`
+    `reading one's first page back ${read.toFixed(1)} ms median (ratio ${(compute / read).toFixed(0)})\n` +
+    `  a newcomer's transfers' keys: ${median(times.keysByAddressMs).toFixed(1)} ms median by address (transfers_by_address, as its list finds them) ` +
+    `against ${median(times.keysByScanMs).toFixed(1)} ms by scans of the address columns (ratio ${(median(times.keysByScanMs) / median(times.keysByAddressMs)).toFixed(1)})`
   );
 }
 

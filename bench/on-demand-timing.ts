@@ -9,9 +9,10 @@
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
-import { sql } from '../shared/clickhouse/sql-literal.ts';
+import { identifier, inList, sql } from '../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../shared/config.ts';
 import { computeOnDemand } from '../pipeline/materialize/cold-start.ts';
+import { keyOf, TRANSFER_KEYS, transferKeysSql, type TransferTable } from '../pipeline/materialize/own-transfers.ts';
 import { materializeQuerySettings, scoringParams } from '../pipeline/materialize/scoring.ts';
 import { addNewcomers } from '../test/support/newcomers.ts';
 
@@ -22,6 +23,10 @@ export interface OnDemandTimes {
   readMs: number[];
   /** Rows each list got. */
   rows: number[];
+  /** Milliseconds to find each newcomer's transfers' keys in transfers_by_address, as its list did (all three tables). */
+  keysByAddressMs: number[];
+  /** The same keys found by scans of the tables' address columns (the baseline: what a list did before migration 055). */
+  keysByScanMs: number[];
 }
 
 /**
@@ -33,7 +38,7 @@ export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshot
   const newcomers = await addNewcomers(ch, count, { followedBack: false });
   const params = scoringParams(config);
   const settings = materializeQuerySettings(config);
-  const times: OnDemandTimes = { computeMs: [], readMs: [], rows: [] };
+  const times: OnDemandTimes = { computeMs: [], readMs: [], rows: [], keysByAddressMs: [], keysByScanMs: [] };
   for (const newcomer of newcomers) {
     const merges = queryLog ? await mergesRunning(ch) : undefined;
     const began = Date.now();
@@ -50,8 +55,41 @@ export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshot
     );
     times.readMs.push(performance.now() - reading);
     times.rows.push(result.rows);
+    const keys = await timeTransferKeys(ch, newcomer);
+    times.keysByAddressMs.push(keys.byAddressMs);
+    times.keysByScanMs.push(keys.byScanMs);
   }
   return times;
+}
+
+const addressesRow = z.object({ addresses: z.array(z.string()) });
+const keyRow = z.record(z.string(), z.union([z.string(), z.number()]));
+
+/**
+ * The newcomer's transfers' keys, found as its list found them (transferKeysSql) and by scans
+ * of each table's two address columns, side by side; the two must be the same keys.
+ */
+async function timeTransferKeys(ch: ClickHouse, newcomer: string): Promise<{ byAddressMs: number; byScanMs: number }> {
+  const [profile] = await ch.query(sql`SELECT addresses FROM profiles FINAL WHERE profile_id = ${newcomer}`, addressesRow);
+  const addresses = profile!.addresses;
+  const keySet = (rows: z.infer<typeof keyRow>[]) => [...new Set(rows.map((row) => JSON.stringify(Object.values(row).map(String))))].sort();
+  let byAddressMs = 0;
+  let byScanMs = 0;
+  for (const table of Object.keys(TRANSFER_KEYS) as TransferTable[]) {
+    let started = performance.now();
+    const scanned = await ch.query(
+      sql`SELECT ${keyOf(table)} FROM ${identifier(table)} WHERE from_address IN ${inList(addresses)} OR to_address IN ${inList(addresses)}`,
+      keyRow,
+    );
+    byScanMs += performance.now() - started;
+    started = performance.now();
+    const indexed = await ch.query(transferKeysSql(table, addresses), keyRow);
+    byAddressMs += performance.now() - started;
+    if (JSON.stringify(keySet(scanned)) !== JSON.stringify(keySet(indexed))) {
+      throw new Error(`${newcomer}: transfers_by_address gives other ${table} keys than a scan of its address columns`);
+    }
+  }
+  return { byAddressMs, byScanMs };
 }
 
 const mergeCount = z.object({ merges: z.coerce.number() });
