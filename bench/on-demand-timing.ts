@@ -40,6 +40,9 @@ export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshot
   const settings = materializeQuerySettings(config);
   const times: OnDemandTimes = { computeMs: [], readMs: [], rows: [], keysByAddressMs: [], keysByScanMs: [] };
   for (const newcomer of newcomers) {
+    // query_log times statements to the second: each list starts in a second of its own, so
+    // that its slowest statements are its own, not the last ones of the list before.
+    if (queryLog) await new Promise((resolve) => setTimeout(resolve, 1_005 - (Date.now() % 1_000)));
     const merges = queryLog ? await mergesRunning(ch) : undefined;
     const began = Date.now();
     const computing = performance.now();
@@ -101,7 +104,7 @@ async function mergesRunning(ch: ClickHouse): Promise<number> {
 
 const statementRow = z.object({ ms: z.coerce.number(), statement: z.string() });
 
-/** The three statements of the span that took longest, each as its duration and its first words. */
+/** The three statements that ended in the span (whole seconds) and took longest, each as its duration and its first words. */
 async function slowestStatements(ch: ClickHouse, fromMs: number, toMs: number): Promise<string> {
   await ch.command(sql`SYSTEM FLUSH LOGS`);
   const rows = await ch.query(
