@@ -30,13 +30,17 @@ export interface OwnTransfers {
 
 /**
  * (key columns): the keys of the rows of `table` that touch `addresses` (from or to), from
- * transfers_by_address (migration 055), which is ordered by address: a few ranges, not a scan
- * of the table's two address columns. It may hold keys whose rows are gone (a reorg's): the
- * statements that read the rows by these keys check the addresses again (signal-inputs.ts).
+ * transfers_by_address (migration 055), which is ordered by the address's hash: a few ranges,
+ * not a scan of the table's two address columns (the address itself rules out another with
+ * the same hash). It may hold keys whose rows are gone (a reorg's): the statements that read
+ * the rows by these keys check the addresses again (signal-inputs.ts).
  */
 export function transferKeysSql(table: TransferTable, addresses: readonly string[]): SqlFragment {
   const columns = joinSql(TRANSFER_KEYS[table].map((column) => (column === 'hash' ? sql`tx_hash AS hash` : identifier(column))), ', ');
-  return sql`SELECT DISTINCT ${columns} FROM transfers_by_address WHERE address IN ${inList(addresses)} AND source = ${table}`;
+  const hashes = inList(addresses.map((address) => sql`cityHash64(${address})`));
+  return sql`
+    SELECT DISTINCT ${columns} FROM transfers_by_address
+    WHERE address_hash IN ${hashes} AND address IN ${inList(addresses)} AND source = ${table}`;
 }
 
 /**

@@ -53,6 +53,22 @@ describe('transfers_by_address', () => {
     expect(await keysOf('nft_transfers', [ZERO])).toEqual([]);
   });
 
+  it('finds an address\'s keys in a range of the index, not by reading all of it', async () => {
+    const chain = CHAIN + 2;
+    // 40,000 transactions between 4,000 other addresses, and two of ann's.
+    await env.ch.command(sql`
+      INSERT INTO transactions (chain_id, hash, block_number, block_time, from_address, to_address, value, ingested_at)
+      SELECT ${chain}, concat('0x', lower(hex(MD5(toString(number))))), number, now(),
+             concat('0xf', toString(number % 4000)), concat('0xe', toString(number % 3999)), '1', now()
+      FROM system.numbers LIMIT 40000`);
+    await env.ch.command(sql`
+      INSERT INTO transactions (chain_id, hash, block_number, block_time, from_address, to_address, value, ingested_at)
+      VALUES (${chain}, ${hash(90)}, 1, now(), ${ann}, ${ben}, '1', now()), (${chain}, ${hash(91)}, 2, now(), ${cat}, ${ann}, '1', now())`);
+    // Fewer rows than one granule of the whole table each would read if the index were scanned.
+    const rows = await env.ch.query(transferKeysSql('transactions', [ann]), keyRow, { max_rows_to_read: '5000' });
+    expect(rows.filter((row) => row.chain_id === chain).map((row) => row.hash).sort()).toEqual([hash(90), hash(91)]);
+  });
+
   it('keeps the key of a transfer a reorg deleted, which then finds nothing', async () => {
     const chain = CHAIN + 1;
     const mint = (n: number, tokenId: string) => ({ ...numberedNftTransfer(n, { contract: FROGS, tokenId, from: ZERO, to: cat }), chainId: chain });
