@@ -1,9 +1,10 @@
--- The keys of the transfers, ordered by each address they are from or to, so that "which
+-- The keys of the transfers under each address they are from or to, so that "which
 -- transfers touch these addresses" reads a few ranges instead of scanning both address
 -- columns of every transfer: a newcomer's list computed on demand asks it once per table
 -- (pipeline/materialize/own-transfers.ts), and in a world of a million profiles those scans
--- were 0.7 s of the 5 s the API waits. Kept in step by the materialized views below, as
--- follows_by_followee is with follows (053).
+-- took 0.3-0.7 s of the 5 s the API waits, growing with the world. Kept in step by the
+-- materialized views below, as follows_by_followee is with follows (053); every insert of a
+-- transfer pays for it (docs/benchmarks.md, bench:ingest).
 --
 -- An index, not a copy: each key leads back to its row in its own table, which keeps
 -- deciding what is true (FINAL, a reorg's delete), and the reader checks the addresses there
