@@ -142,6 +142,33 @@ describe('migrations', () => {
     await before.drop();
   });
 
+  it('writes the popular list of a working set written before it was kept, once (054)', async () => {
+    const before = await databaseBefore('054_popular_list.sql');
+    const { db } = before;
+    // Snapshot 5: 2 has three followers (1, 3, 4), 3 two (1, 4), 4 two (1, 3): 3 and 4 tie, the lower id first.
+    // Each profile's most followed follower has src_rank 1.
+    await env.ch.command(sql`INSERT INTO ${db}.mat_follower_counts (snapshot_id, pid, followers) VALUES (5, 2, 3), (5, 3, 2), (5, 4, 2)`);
+    await env.ch.command(sql`
+      INSERT INTO ${db}.mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
+      VALUES (5, 3, 2, 2, 0.5, 1, 1), (5, 4, 2, 2, 0.5, 1, 2), (5, 1, 2, 3, 0.5, 1, 3), (5, 4, 3, 2, 0.5, 2, 1), (5, 1, 3, 3, 0.5, 2, 2), (5, 3, 4, 2, 0.5, 2, 1), (5, 1, 4, 3, 0.5, 3, 2)`);
+    const popular = () =>
+      env.ch.query(
+        sql`SELECT snapshot_id, place, pid, followers, subject_pid FROM ${db}.mat_popular ORDER BY place`,
+        z.object({ snapshot_id: z.coerce.number(), place: z.coerce.number(), pid: z.coerce.number(), followers: z.coerce.number(), subject_pid: z.coerce.number() }),
+      );
+
+    expect(await before.apply()).toEqual(['054_popular_list']);
+    const expected = [
+      { snapshot_id: 5, place: 1, pid: 2, followers: 3, subject_pid: 3 },
+      { snapshot_id: 5, place: 2, pid: 3, followers: 2, subject_pid: 4 },
+      { snapshot_id: 5, place: 3, pid: 4, followers: 2, subject_pid: 3 },
+    ];
+    expect(await popular()).toEqual(expected);
+    await before.runBackfillAgain();
+    expect(await popular()).toEqual(expected);
+    await before.drop();
+  });
+
   it('indexes the transfers a database holds by address, keeps the index in step after, and a second copy adds no key (055)', async () => {
     const before = await databaseBefore('055_transfers_by_address.sql');
     const { db } = before;
@@ -186,33 +213,6 @@ describe('migrations', () => {
       { address: '0xc', source: 'nft_transfers', tx_hash: '0xt5', log_index: 1, token_id: '7' },
       { address: '0xd', source: 'nft_transfers', tx_hash: '0xt5', log_index: 1, token_id: '7' },
     ]);
-    await before.drop();
-  });
-
-  it('writes the popular list of a working set written before it was kept, once (054)', async () => {
-    const before = await databaseBefore('054_popular_list.sql');
-    const { db } = before;
-    // Snapshot 5: 2 has three followers (1, 3, 4), 3 two (1, 4), 4 two (1, 3): 3 and 4 tie, the lower id first.
-    // Each profile's most followed follower has src_rank 1.
-    await env.ch.command(sql`INSERT INTO ${db}.mat_follower_counts (snapshot_id, pid, followers) VALUES (5, 2, 3), (5, 3, 2), (5, 4, 2)`);
-    await env.ch.command(sql`
-      INSERT INTO ${db}.mat_fof_edges (snapshot_id, src, dst, src_degree, src_weight, dst_rank, src_rank)
-      VALUES (5, 3, 2, 2, 0.5, 1, 1), (5, 4, 2, 2, 0.5, 1, 2), (5, 1, 2, 3, 0.5, 1, 3), (5, 4, 3, 2, 0.5, 2, 1), (5, 1, 3, 3, 0.5, 2, 2), (5, 3, 4, 2, 0.5, 2, 1), (5, 1, 4, 3, 0.5, 3, 2)`);
-    const popular = () =>
-      env.ch.query(
-        sql`SELECT snapshot_id, place, pid, followers, subject_pid FROM ${db}.mat_popular ORDER BY place`,
-        z.object({ snapshot_id: z.coerce.number(), place: z.coerce.number(), pid: z.coerce.number(), followers: z.coerce.number(), subject_pid: z.coerce.number() }),
-      );
-
-    expect(await before.apply()).toEqual(['054_popular_list']);
-    const expected = [
-      { snapshot_id: 5, place: 1, pid: 2, followers: 3, subject_pid: 3 },
-      { snapshot_id: 5, place: 2, pid: 3, followers: 2, subject_pid: 4 },
-      { snapshot_id: 5, place: 3, pid: 4, followers: 2, subject_pid: 3 },
-    ];
-    expect(await popular()).toEqual(expected);
-    await before.runBackfillAgain();
-    expect(await popular()).toEqual(expected);
     await before.drop();
   });
 
