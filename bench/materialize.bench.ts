@@ -103,7 +103,7 @@ try {
       await engine.resetPeakMemory();
       const run = await timeRun(config);
       const peakMemoryBytes = await engine.peakMemory(ch, run.window);
-      const onDemand = await timeOnDemandLists(ch, config, run.snapshotId, ON_DEMAND_NEWCOMERS, engine.name === 'clickhouse-server');
+      const onDemand = await timeOnDemandLists(ch, config, run.snapshotId, ON_DEMAND_NEWCOMERS, engine.keepsQueryLog);
       await printStorage(ch, config, profiles, { mirrors: redisPrimed - redisBefore, lists: (await redisUsedMemory(config)) - redisPrimed });
       const result: SizeResult = {
         profiles,
@@ -283,6 +283,8 @@ async function queryLogPeak(ch: ClickHouse, [from, to]: [number, number]): Promi
 interface BenchEngine {
   name: string;
   url: string;
+  /** Whether it keeps system.query_log (clickhouse-server does, chdb does not). */
+  keepsQueryLog: boolean;
   /** Starts the span that peakMemory measures. */
   resetPeakMemory(): Promise<void>;
   /** The most memory the engine took in the span (`window`: its start and end, unix seconds). */
@@ -296,13 +298,14 @@ interface BenchEngine {
  */
 async function startEngine(kind: 'clickhouse-server' | 'chdb'): Promise<BenchEngine> {
   if (kind === 'clickhouse-server') {
-    return { name: 'clickhouse-server', url: stack.clickhouseUrl, resetPeakMemory: async () => {}, peakMemory: queryLogPeak };
+    return { name: 'clickhouse-server', url: stack.clickhouseUrl, keepsQueryLog: true, resetPeakMemory: async () => {}, peakMemory: queryLogPeak };
   }
   const { startChdb } = await import('../test/support/chdb-server.ts');
   const chdb = await startChdb(path.join(work, 'chdb'));
   shutdown.add('chdb', () => chdb.stop());
   return {
     name: `chdb (one statement at a time; peak memory is the process's resident set)`,
+    keepsQueryLog: false,
     url: chdb.url,
     resetPeakMemory: () => writeFile(`/proc/${chdb.pid}/clear_refs`, '5'),
     peakMemory: async () => 1024 * Number(/^VmHWM:\s+(\d+) kB/m.exec(await readFile(`/proc/${chdb.pid}/status`, 'utf8'))?.[1]),

@@ -75,13 +75,14 @@ const keyRow = z.record(z.string(), z.union([z.string(), z.number()]));
 async function timeTransferKeys(ch: ClickHouse, newcomer: string): Promise<{ byAddressMs: number; byScanMs: number }> {
   const [profile] = await ch.query(sql`SELECT addresses FROM profiles FINAL WHERE profile_id = ${newcomer}`, addressesRow);
   const addresses = profile!.addresses;
+  const near = inList(addresses);
   const keySet = (rows: z.infer<typeof keyRow>[]) => [...new Set(rows.map((row) => JSON.stringify(Object.values(row).map(String))))].sort();
   let byAddressMs = 0;
   let byScanMs = 0;
   for (const table of Object.keys(TRANSFER_KEYS) as TransferTable[]) {
     let started = performance.now();
     const scanned = await ch.query(
-      sql`SELECT ${keyOf(table)} FROM ${identifier(table)} WHERE from_address IN ${inList(addresses)} OR to_address IN ${inList(addresses)}`,
+      sql`SELECT ${keyOf(table)} FROM ${identifier(table)} WHERE from_address IN ${near} OR to_address IN ${near}`,
       keyRow,
     );
     byScanMs += performance.now() - started;

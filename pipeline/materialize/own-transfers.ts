@@ -36,11 +36,16 @@ export interface OwnTransfers {
  * the rows by these keys check the addresses again (signal-inputs.ts).
  */
 export function transferKeysSql(table: TransferTable, addresses: readonly string[]): SqlFragment {
-  const columns = joinSql(TRANSFER_KEYS[table].map((column) => (column === 'hash' ? sql`tx_hash AS hash` : identifier(column))), ', ');
+  const columns = joinSql(TRANSFER_KEYS[table].map(indexedKeyColumn), ', ');
   const hashes = inList(addresses.map((address) => sql`cityHash64(${address})`));
   return sql`
     SELECT DISTINCT ${columns} FROM transfers_by_address
     WHERE address_hash IN ${hashes} AND address IN ${inList(addresses)} AND source = ${table}`;
+}
+
+/** A key column as transfers_by_address holds it, named as in its table: a transaction's `hash` is `tx_hash` there. */
+function indexedKeyColumn(column: string): SqlFragment {
+  return column === 'hash' ? sql`tx_hash AS hash` : identifier(column);
 }
 
 /**
