@@ -6,10 +6,10 @@
  * with its return (heldOutFollowsSql), ranks every path of their candidates both ways on what
  * is left, with the follows-you weight once for every follower (new followers, whom the lists
  * count twice, are not told apart: both ways rank followers alike), and finds each held-out
- * follow's place under each (heldOutPlacesSql). Nothing in it is tuned to a graph; the
+ * follow's place under each (heldOutPlacesSql, for as many ways as a statement asks about). Nothing in it is tuned to a graph; the
  * decisions are sign tests over the follows one way finds and the other does not.
  */
-import { identifier, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, joinSql, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
 import { pairKey, type Follows } from './caller-facts.ts';
 import { followsYouWeightSql } from './scoring-fit.ts';
@@ -57,24 +57,75 @@ export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): Sq
 }
 
 /**
- * Two ways of weighing a path, as expressions over a path's columns: `degree` (how many its
- * middle follows), `moment` (when its middle followed the candidate, path-recency.ts), and the
- * sampled profile's `newest_moment` (of its newest follow left) and `follows_anyone`.
+ * Ways of weighing a path, by name, as expressions over a path's columns: `degree` (how many
+ * its middle follows), `moment` (when its middle followed the candidate, path-recency.ts), and
+ * the sampled profile's `newest_moment` (of its newest follow left) and `follows_anyone`.
  */
-export interface PathScores {
-  a: SqlFragment;
-  b: SqlFragment;
+export type PathScores<Name extends string> = Record<Name, SqlFragment>;
+
+/** One column (or more) per way of `scores`, comma-separated. */
+function perWay<Name extends string>(scores: PathScores<Name>, column: (name: Name) => SqlFragment): SqlFragment {
+  return joinSql((Object.keys(scores) as Name[]).map(column), ', ');
 }
 
-/** (by_a, by_b) per held-out follow: how many candidates score more under each way (REC_FIT_PLACES where it is no candidate). */
+/** by_<name> per held-out follow, for each way: how many candidates score more under it (REC_FIT_PLACES where it is no candidate). */
 export type HeldOutPlaces = SqlFragment;
 
 /**
- * `reorder`: 'b with unnamed paths' reorders the first REC_TOP_K under b with the unnamed paths
- * between the profile and each (unnamed-paths.ts), as the lists do where the run chose them;
- * what b ranks below them it does not list at all.
+ * The held-out follows' places under every way of `scores` at once: the paths are found and
+ * summed per candidate once, whatever the number of ways (finding them is a fit's work).
+ *
+ * A place is counted among the profile's REC_FIT_PLACES best scores only, so it is at most
+ * REC_FIT_PLACES: a fit asks only whether a follow comes before that place, and a held-out
+ * follow with fewer candidates above it has every one of them among those best. So no
+ * profile's whole list of candidates (thousands) is copied for each of its held-out follows.
  */
-export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scores: PathScores, reorder?: 'b with unnamed paths'): HeldOutPlaces {
+export function heldOutPlacesSql<Name extends string>(snapshotId: number, params: ScoringParams, scores: PathScores<Name>): HeldOutPlaces {
+  const each = (column: (name: Name) => SqlFragment) => perWay(scores, column);
+  const { heldOut, heldPairs, pairs } = heldOutRankingSql(snapshotId, params, scores, 'returns held out');
+  const places = params.pathFit.places;
+  // Per sampled profile: each way's best REC_FIT_PLACES scores, and its held-out follows
+  // among its candidates with their scores.
+  const perProfile = sql`
+    SELECT toUInt32(bitShiftRight(pair, 32)) AS p,
+           groupArrayIf(toUInt32(bitAnd(pair, ${LOW_HALF})), held) AS held_candidates,
+           ${each((n) => sql`arraySlice(arrayReverseSort(groupArray(${identifier(`score_${n}`)})), 1, ${places}) AS ${identifier(`best_${n}`)},
+           groupArrayIf(${identifier(`score_${n}`)}, held) AS ${identifier(`held_scores_${n}`)}`)}
+    FROM (SELECT *, pair IN ${heldPairs} AS held FROM (${pairs}))
+    GROUP BY p`;
+  const found = sql`
+    SELECT p, t, ${each((n) => sql`toUInt32(arrayCount(s -> s > ${identifier(`held_${n}`)}, ${identifier(`best_${n}`)})) AS ${identifier(`by_${n}`)}`)}
+    FROM (${perProfile})
+    ARRAY JOIN held_candidates AS t, ${each((n) => sql`${identifier(`held_scores_${n}`)} AS ${identifier(`held_${n}`)}`)}`;
+  // A held-out follow that is no candidate of its profile places REC_FIT_PLACES.
+  return sql`
+    SELECT p, t, ${each((n) => sql`if(listed, ${identifier(`by_${n}`)}, ${places}) AS ${identifier(`by_${n}`)}`)}
+    FROM (${heldOut}) AS held
+    ALL LEFT JOIN (SELECT *, toUInt8(1) AS listed FROM (${found})) AS found USING p, t`;
+}
+
+/**
+ * The held-out follows' places (by_a, by_b) under `score`, and under it with each
+ * profile's first REC_TOP_K reordered with the unnamed paths between the profile and each
+ * (unnamed-paths.ts), as the lists do where the run chose them; what it ranks below them it
+ * does not list at all. The returns of the held-out follows stay (reorderedPlacesSql).
+ */
+export function reorderedHeldOutPlacesSql(snapshotId: number, params: ScoringParams, score: SqlFragment): HeldOutPlaces {
+  const { heldOut, heldPairs, edges, pairs, left } = heldOutRankingSql(snapshotId, params, { a: score, b: score }, 'returns kept');
+  const ranked = sql`
+    SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates,
+           groupArray(score_a) AS scores_a, groupArray(score_b) AS scores_b
+    FROM (${pairs})
+    GROUP BY p`;
+  return reorderedPlacesSql(snapshotId, params, ranked, left, { heldOut, heldPairs, edges });
+}
+
+/**
+ * The sampled profiles' candidates scored on what is left once their held-out follows are
+ * hidden: `pairs` is (pair: p << 32 | candidate, score_<name> for each way).
+ */
+function heldOutRankingSql<Name extends string>(snapshotId: number, params: ScoringParams, scores: PathScores<Name>, returns: 'returns held out' | 'returns kept') {
+  const each = (column: (name: Name) => SqlFragment) => perWay(scores, column);
   const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
   const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
   const sampled = sql`SELECT p FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
@@ -84,11 +135,13 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
   const stillFollowed = sql`(SELECT ${pairKey('src', 'dst')} FROM ${stillFollowedRows})`;
   // Who still follows them: a held-out follow's return is held out with it, so that the
   // held-out profile is found through paths, where the ways differ, and not as a follower
-  // (which both rank alike). Not where b is reordered with unnamed paths: those rank
-  // followers and the rest apart, and a profile that follows back finds its follower there.
-  const stillFollowing = reorder
-    ? sql`${edges} AND dst IN (${sampled})`
-    : sql`${edges} AND dst IN (${sampled}) AND ${pairKey('dst', 'src')} NOT IN ${heldPairs}`;
+  // (which every way ranks alike). Not where the ranking is reordered with unnamed paths:
+  // those rank followers and the rest apart, and a profile that follows back finds its
+  // follower there.
+  const stillFollowing =
+    returns === 'returns kept'
+      ? sql`${edges} AND dst IN (${sampled})`
+      : sql`${edges} AND dst IN (${sampled}) AND ${pairKey('dst', 'src')} NOT IN ${heldPairs}`;
   // Every path p -> f -> c and p <- f -> c of what is left (f not followed by p), onward too:
   // a sampled f's own held-out follows are hidden from every path through it, as the newest
   // follows of everyone are unknown when a profile makes its next one.
@@ -99,7 +152,7 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
   const newest = sql`SELECT src AS p, max(moment) AS newest_moment, toUInt8(1) AS follows_anyone FROM ${stillFollowedRows} GROUP BY src`;
   const followsYou = sql`(${followsYouWeightSql(snapshotId, params)} + 0.000001)`;
   const evidence = sql`
-    SELECT p, c, ${scores.a} AS score_a, ${scores.b} AS score_b
+    SELECT p, c, ${each((n) => sql`${scores[n]} AS ${identifier(`score_${n}`)}`)}
     FROM
     (
         SELECT p, c, degree, moment
@@ -109,31 +162,15 @@ export function heldOutPlacesSql(snapshotId: number, params: ScoringParams, scor
     ) AS paths
     ALL LEFT JOIN (${newest}) AS newest USING p
     UNION ALL
-    SELECT dst AS p, src AS c, ${followsYou} AS score_a, ${followsYou} AS score_b
+    SELECT dst AS p, src AS c, ${each((n) => sql`${followsYou} AS ${identifier(`score_${n}`)}`)}
     FROM ${stillFollowing} AND ${pairKey('dst', 'src')} NOT IN ${stillFollowed}`;
-  const ranked = sql`
-    SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates,
-           groupArray(score_a) AS scores_a, groupArray(score_b) AS scores_b
-    FROM
-    (
-        -- Rounded as the lists' scores are, so that float summation order never reorders near-ties.
-        SELECT ${pairKey('p', 'c')} AS pair, round(sum(score_a), 9) AS score_a, round(sum(score_b), 9) AS score_b
-        FROM (${evidence})
-        GROUP BY pair
-    )
-    GROUP BY p`;
-  if (reorder) {
-    const left = { followees: sql`SELECT src AS p, dst AS f FROM ${stillFollowedRows}`, followers: sql`SELECT dst AS p, src AS c FROM ${stillFollowing}` };
-    return reorderedPlacesSql(snapshotId, params, ranked, left, { heldOut, heldPairs, edges });
-  }
-  return sql`
-    SELECT ${placeSql(params, 'scores_a', 'held_a')} AS by_a, ${placeSql(params, 'scores_b', 'held_b')} AS by_b
-    FROM
-    (
-        SELECT scores_a, scores_b, ${heldScoreSql('scores_a')} AS held_a, ${heldScoreSql('scores_b')} AS held_b
-        FROM (${heldOut}) AS held
-        ALL LEFT JOIN (${ranked}) AS ranked USING p
-    )`;
+  // Rounded as the lists' scores are, so that float summation order never reorders near-ties.
+  const pairs = sql`
+    SELECT ${pairKey('p', 'c')} AS pair, ${each((n) => sql`round(sum(${identifier(`score_${n}`)}), 9) AS ${identifier(`score_${n}`)}`)}
+    FROM (${evidence})
+    GROUP BY pair`;
+  const left: Follows = { followees: sql`SELECT src AS p, dst AS f FROM ${stillFollowedRows}`, followers: sql`SELECT dst AS p, src AS c FROM ${stillFollowing}` };
+  return { heldOut, heldPairs, edges, pairs, left };
 }
 
 /*
@@ -213,11 +250,20 @@ export function beyondChanceSql(more: string, fewer: string): SqlFragment {
   return sql`${identifier(more)} > ${identifier(fewer)} + 2 * sqrt(${identifier(more)} + ${identifier(fewer)})`;
 }
 
-/** (held_out, found_a, found_b, only_a, only_b): what each way found of the held-out follows. */
-export function placesCountedSql(params: ScoringParams, places: HeldOutPlaces): SqlFragment {
+/**
+ * (held_out, found_a, found_b, only_a, only_b) of two weighings whose places are `a` and `b`,
+ * expressions over the columns of mat_held_out_places (held-out-places.ts).
+ */
+export function heldOutFitCountsSql(snapshotId: number, params: ScoringParams, a: SqlFragment, b: SqlFragment): SqlFragment {
+  return placesCountedSql(params, sql`SELECT ${a} AS by_a, ${b} AS by_b FROM mat_held_out_places WHERE snapshot_id = ${snapshotId}`);
+}
+
+/** (held_out, found_a, found_b, only_a, only_b): what two ways (their places by_a and by_b) found of the held-out follows. */
+export function placesCountedSql(params: ScoringParams, places: SqlFragment): SqlFragment {
   const first = params.pathFit.places;
   return sql`
     SELECT count() AS held_out, countIf(by_a < ${first}) AS found_a, countIf(by_b < ${first}) AS found_b,
            countIf(by_a < ${first} AND by_b >= ${first}) AS only_a, countIf(by_b < ${first} AND by_a >= ${first}) AS only_b
     FROM (${places})`;
 }
+

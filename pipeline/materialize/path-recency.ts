@@ -22,8 +22,8 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { beyondChanceSql, heldOutPlacesSql, placesCountedSql, type HeldOutPlaces } from './held-out-ranking.ts';
-import { pathWeightSql } from './path-weight.ts';
+import { beyondChanceSql, heldOutFitCountsSql } from './held-out-ranking.ts';
+import { resourceAllocationChosenSql } from './path-weight.ts';
 import { readRunRow, runValueSql } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
 import { runFollowsSql } from './signal-inputs.ts';
@@ -109,7 +109,7 @@ export function pathRecencySql(snapshotId: number, moment: SqlFragment, newest: 
 
 /**
  * mat_recency_fit: the held-out follows (held-out-ranking.ts) ranked with the run's path weight,
- * and with each path also weighed by recencyOf; what each found, and whether the lists weigh
+ * and with each path also weighed by recencyOf (both in mat_held_out_places, held-out-places.ts); what each found, and whether the lists weigh
  * paths by recency. They do unless the follows only the plain ranking finds outnumber those
  * only the recent one finds by more than twice the square root of both together (a sign test
  * at about 95 %), or REC_PATH_RECENCY says always or never. On by default, unlike the path
@@ -120,17 +120,15 @@ export function pathRecencySql(snapshotId: number, moment: SqlFragment, newest: 
  * one and recency changes nothing.
  */
 export function recencyFitSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  const plain = pathWeightSql(snapshotId, sql`degree`);
-  const places: HeldOutPlaces = heldOutPlacesSql(snapshotId, params, {
-    a: plain,
-    b: sql`${plain} * ${recencyOf(sql`moment`, sql`newest_moment`, sql`follows_anyone`)}`,
-  });
+  const byDegree = resourceAllocationChosenSql(snapshotId);
+  const plain = sql`if(${byDegree} = 1, by_resource_allocation, by_adamic_adar)`;
+  const recent = sql`if(${byDegree} = 1, by_resource_allocation_recent, by_adamic_adar_recent)`;
   const decided =
     params.pathRecency === 'fit' ? sql`NOT (${beyondChanceSql('only_plain', 'only_recent')})` : sql`${params.pathRecency === 'always' ? 1 : 0}`;
   return sql`
     INSERT INTO mat_recency_fit (snapshot_id, held_out, found_plain, found_recent, only_plain, only_recent, recency)
     SELECT ${snapshotId}, held_out, found_a AS found_plain, found_b AS found_recent, only_a AS only_plain, only_b AS only_recent, toUInt8(${decided})
-    FROM (${placesCountedSql(params, places)})`;
+    FROM (${heldOutFitCountsSql(snapshotId, params, plain, recent)})`;
 }
 
 const recencyFitRow = z.object({

@@ -8,8 +8,9 @@
  * behind on Epinions' trust), so no constant serves every deployment.
  *
  * So the run asks its own follows (held-out-ranking.ts): it ranks the candidates of the
- * profiles it samples both ways, with their newest follows held out, and counts the held-out
- * follows each ranking puts in its first REC_FIT_PLACES. It weighs by
+ * profiles it samples both ways, with their newest follows held out (mat_held_out_places,
+ * held-out-places.ts), and counts the held-out follows each ranking puts in its first
+ * REC_FIT_PLACES. It weighs by
  * resource allocation only when the follows that only it finds outnumber those only
  * Adamic-Adar finds by more than twice the square root of both together (a sign test at about
  * 95 %): otherwise Adamic-Adar, the weight of every run before this fit, so that where the
@@ -19,23 +20,19 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { beyondChanceSql, heldOutPlacesSql, placesCountedSql } from './held-out-ranking.ts';
+import { beyondChanceSql, heldOutFitCountsSql } from './held-out-ranking.ts';
 import { readRunRow } from './run-row.ts';
 import type { ScoringParams } from './scoring.ts';
-import { PATH_WEIGHTS, pathWeightOf } from './path-weight.ts';
+import { PATH_WEIGHTS } from './path-weight.ts';
 
 /** mat_path_weight_fit: the held-out follows, what each weight found of them, and the choice. */
 export function pathWeightFitSql(snapshotId: number, params: ScoringParams): SqlFragment {
-  const places = heldOutPlacesSql(snapshotId, params, {
-    a: pathWeightOf('adamic-adar', sql`degree`),
-    b: pathWeightOf('resource-allocation', sql`degree`),
-  });
   return sql`
     INSERT INTO mat_path_weight_fit (snapshot_id, held_out, found_adamic_adar, found_resource_allocation,
                                      only_adamic_adar, only_resource_allocation, path_weight)
     SELECT ${snapshotId}, held_out, found_a, found_b, only_a, only_b,
            if(${beyondChanceSql('only_b', 'only_a')}, 'resource-allocation', 'adamic-adar')
-    FROM (${placesCountedSql(params, places)})`;
+    FROM (${heldOutFitCountsSql(snapshotId, params, sql`by_adamic_adar`, sql`by_resource_allocation`)})`;
 }
 
 const pathWeightFitRow = z.object({

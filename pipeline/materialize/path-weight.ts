@@ -19,6 +19,10 @@ export function pathWeightOf(kind: PathWeight, degree: SqlFragment): SqlFragment
  * for a snapshot written before the fit existed (or one whose fit is not written yet).
  */
 export function pathWeightSql(snapshotId: number, degree: SqlFragment): SqlFragment {
-  const byDegree = runValueSql(snapshotId, 'mat_path_weight_fit', sql`path_weight = 'resource-allocation'`, sql`0`);
-  return sql`if(${byDegree} = 1, ${pathWeightOf('resource-allocation', degree)}, ${pathWeightOf('adamic-adar', degree)})`;
+  return sql`if(${resourceAllocationChosenSql(snapshotId)} = 1, ${pathWeightOf('resource-allocation', degree)}, ${pathWeightOf('adamic-adar', degree)})`;
+}
+
+/** 1 where the run's fit chose resource allocation, else 0 (a scalar subquery). */
+export function resourceAllocationChosenSql(snapshotId: number): SqlFragment {
+  return runValueSql(snapshotId, 'mat_path_weight_fit', sql`path_weight = 'resource-allocation'`, sql`0`);
 }

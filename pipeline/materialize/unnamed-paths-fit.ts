@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
-import { beyondChanceSql, heldOutPlacesSql, placesCountedSql } from './held-out-ranking.ts';
+import { beyondChanceSql, placesCountedSql, reorderedHeldOutPlacesSql } from './held-out-ranking.ts';
 import { pathRecencySql } from './path-recency.ts';
 import { pathWeightSql } from './path-weight.ts';
 import { readRunRow } from './run-row.ts';
@@ -22,7 +22,7 @@ import type { ScoringParams } from './scoring.ts';
  */
 export function unnamedPathsFitSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const named = sql`${pathWeightSql(snapshotId, sql`degree`)} * ${pathRecencySql(snapshotId, sql`moment`, sql`newest_moment`, sql`follows_anyone`)}`;
-  const places = heldOutPlacesSql(snapshotId, params, { a: named, b: named }, 'b with unnamed paths');
+  const places = reorderedHeldOutPlacesSql(snapshotId, params, named);
   const decided =
     params.unnamedPaths === 'fit' ? beyondChanceSql('only_unnamed', 'only_named') : sql`${params.unnamedPaths === 'always' ? 1 : 0}`;
   return sql`

@@ -12,6 +12,7 @@ import { identifier, inList, sql, type SqlFragment } from '../../shared/clickhou
 import { collectionCandidatesSql, fofBackSql, fofEdgesSql, fofForwardSql, followerCountsTableSql } from './bounded-lists.ts';
 import { pathWeightOf } from './path-weight.ts';
 import { heldOutFollowsSql } from './held-out-ranking.ts';
+import { heldOutPlacesTableSql } from './held-out-places.ts';
 import { pathWeightFitSql } from './path-weight-fit.ts';
 import { followTimesSql, recencyFitSql, spanStartSql } from './path-recency.ts';
 import { unnamedPathsFitSql } from './unnamed-paths-fit.ts';
@@ -57,8 +58,9 @@ export const WORKING_SET_READS = {
   mat_popular: ['mat_follower_counts', 'mat_fof_edges'],
   mat_scoring_fit: ['mat_follow_edges'],
   mat_held_out_follows: ['mat_profiles', 'mat_follow_edges', 'mat_path_counts'],
-  mat_path_weight_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
-  mat_recency_fit: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows', 'mat_path_weight_fit'],
+  mat_held_out_places: ['mat_follow_edges', 'mat_scoring_fit', 'mat_held_out_follows'],
+  mat_path_weight_fit: ['mat_held_out_places'],
+  mat_recency_fit: ['mat_held_out_places', 'mat_path_weight_fit'],
   mat_unnamed_paths_fit: ['mat_follow_edges', 'mat_follower_counts', 'mat_scoring_fit', 'mat_held_out_follows', 'mat_path_weight_fit', 'mat_recency_fit'],
   mat_social_follows: ['mat_profiles'],
   mat_excluded_addresses: [],
@@ -138,6 +140,7 @@ export function workingSetStatements(snapshotId: number, params: ScoringParams, 
     mat_popular: popularListSql(snapshotId, params),
     mat_scoring_fit: scoringFitSql(snapshotId, params),
     mat_held_out_follows: heldOutFollowsSql(snapshotId, params),
+    mat_held_out_places: heldOutPlacesTableSql(snapshotId, params),
     mat_path_weight_fit: pathWeightFitSql(snapshotId, params),
     mat_recency_fit: recencyFitSql(snapshotId, params),
     mat_unnamed_paths_fit: unnamedPathsFitSql(snapshotId, params),

@@ -86,6 +86,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   mat_path_counts: everywhere,
   mat_path_budget: everywhere,
   mat_held_out_follows: everywhere,
+  mat_held_out_places: everywhere,
   mat_path_weight_fit: everywhere,
   mat_follow_times: everywhere,
   mat_recency_fit: everywhere,

@@ -110,6 +110,27 @@ describe('the weight of a path’s middle, fitted on held-out follows', () => {
     for (const row of scores) expect(row.fof_score, row.candidate_id).toBeCloseTo(2 / 10, 9);
   });
 
+  it('writes each held-out follow’s place under both weights, plain and recent, counted up to REC_FIT_PLACES', async () => {
+    await ingestRecords(env, quietPaths);
+    const snapshotId = await readySnapshot(env);
+    const places = await env.ch.query(
+      sql`SELECT profile_id, by_adamic_adar, by_resource_allocation, by_adamic_adar_recent, by_resource_allocation_recent
+          FROM mat_held_out_places AS places
+          ALL INNER JOIN (SELECT pid AS p, profile_id FROM mat_profiles WHERE snapshot_id = ${snapshotId}) AS profiles USING p
+          WHERE snapshot_id = ${snapshotId} ORDER BY profile_id`,
+      z.object({ profile_id: z.string(), by_adamic_adar: z.number(), by_resource_allocation: z.number(), by_adamic_adar_recent: z.number(), by_resource_allocation_recent: z.number() }),
+    );
+    // t_i has 10 candidates above it by Adamic-Adar, counted up to 1, and none by resource
+    // allocation; every path of p_i was made at the same time, so recency changes no place.
+    // b1's and b2's held-out follows are no candidates of theirs: 1 each.
+    const place = (aa: number, ra: number) => ({ by_adamic_adar: aa, by_resource_allocation: ra, by_adamic_adar_recent: aa, by_resource_allocation_recent: ra });
+    expect(places).toEqual(
+      [...['b1', 'b2'].map((name) => ({ profile_id: id(name), ...place(1, 1) })), ...range(10).map((i) => ({ profile_id: id(`p${i}`), ...place(1, 0) }))].sort((a, b) =>
+        a.profile_id < b.profile_id ? -1 : 1,
+      ),
+    );
+  });
+
   it('keeps Adamic-Adar when resource allocation is not the better of the two', async () => {
     await ingestRecords(env, busyPaths);
     const snapshotId = await readySnapshot(env);
