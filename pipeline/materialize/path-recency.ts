@@ -109,10 +109,11 @@ export function pathRecencySql(snapshotId: number, moment: SqlFragment, newest: 
 
 /**
  * mat_recency_fit: the held-out follows (held-out-ranking.ts) ranked with the run's path weight,
- * and with each path also weighed by recencyOf (both in mat_held_out_places, held-out-places.ts); what each found, and whether the lists weigh
- * paths by recency. They do unless the follows only the plain ranking finds outnumber those
- * only the recent one finds by more than twice the square root of both together (a sign test
- * at about 95 %), or REC_PATH_RECENCY says always or never. On by default, unlike the path
+ * and with each path also weighed by recencyOf (both places are in mat_held_out_places,
+ * held-out-places.ts); what each found, and whether the lists weigh paths by recency. They do
+ * unless the follows only the plain ranking finds outnumber those only the recent one finds
+ * by more than twice the square root of both together (a sign test at about 95 %), or
+ * REC_PATH_RECENCY says always or never. On by default, unlike the path
  * weight's switch: the question the lists answer is always whom a profile follows next, the
  * question recency is for, and on Bitcoin-Alpha's newest follows it ranked better at every
  * seed while its fit (about 3,000 held-out follows) was too small to tell at 95 %

@@ -10,11 +10,10 @@
  * So the run asks its own follows (held-out-ranking.ts): it ranks the candidates of the
  * profiles it samples both ways, with their newest follows held out (mat_held_out_places,
  * held-out-places.ts), and counts the held-out follows each ranking puts in its first
- * REC_FIT_PLACES. It weighs by
- * resource allocation only when the follows that only it finds outnumber those only
- * Adamic-Adar finds by more than twice the square root of both together (a sign test at about
- * 95 %): otherwise Adamic-Adar, the weight of every run before this fit, so that where the
- * two are even the lists do not switch from one night to the next. Nothing in the test is
+ * REC_FIT_PLACES. It weighs by resource allocation only when the follows that only it finds
+ * outnumber those only Adamic-Adar finds by more than twice the square root of both together
+ * (a sign test at about 95 %): otherwise Adamic-Adar, the weight of every run before this fit,
+ * so that where the two are even the lists do not switch from one night to the next. Nothing in the test is
  * tuned to a graph; docs/materialization.md has the why.
  */
 import { z } from 'zod';
