@@ -6,7 +6,7 @@
  * most of a fit's work and is the same for all four, so it is done once, and each fit counts
  * two of the columns (held-out-ranking.ts heldOutFitCountsSql).
  */
-import { sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
+import { identifier, joinSql, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { heldOutPlacesSql } from './held-out-ranking.ts';
 import { recencyOf } from './path-recency.ts';
 import { pathWeightOf } from './path-weight.ts';
@@ -16,14 +16,16 @@ export function heldOutPlacesTableSql(snapshotId: number, params: ScoringParams)
   const recency = recencyOf(sql`moment`, sql`newest_moment`, sql`follows_anyone`);
   const aa = pathWeightOf('adamic-adar', sql`degree`);
   const ra = pathWeightOf('resource-allocation', sql`degree`);
-  const places = heldOutPlacesSql(snapshotId, params, {
+  // Each weighing's column is by_<its name> (migration 056).
+  const weighings = {
     adamic_adar: aa,
     resource_allocation: ra,
     adamic_adar_recent: sql`${aa} * ${recency}`,
     resource_allocation_recent: sql`${ra} * ${recency}`,
-  });
+  };
+  const columns = joinSql(Object.keys(weighings).map((name) => identifier(`by_${name}`)), ', ');
   return sql`
-    INSERT INTO mat_held_out_places (snapshot_id, p, t, by_adamic_adar, by_resource_allocation, by_adamic_adar_recent, by_resource_allocation_recent)
-    SELECT ${snapshotId}, p, t, by_adamic_adar, by_resource_allocation, by_adamic_adar_recent, by_resource_allocation_recent
-    FROM (${places})`;
+    INSERT INTO mat_held_out_places (snapshot_id, p, t, ${columns})
+    SELECT ${snapshotId}, p, t, ${columns}
+    FROM (${heldOutPlacesSql(snapshotId, params, weighings)})`;
 }

@@ -105,22 +105,6 @@ export function heldOutPlacesSql<Name extends string>(snapshotId: number, params
 }
 
 /**
- * The held-out follows' places (by_a, by_b) under `score`, and under it with each
- * profile's first REC_TOP_K reordered with the unnamed paths between the profile and each
- * (unnamed-paths.ts), as the lists do where the run chose them; what it ranks below them it
- * does not list at all. The returns of the held-out follows stay (reorderedPlacesSql).
- */
-export function reorderedHeldOutPlacesSql(snapshotId: number, params: ScoringParams, score: SqlFragment): HeldOutPlaces {
-  const { heldOut, heldPairs, edges, pairs, left } = heldOutRankingSql(snapshotId, params, { a: score, b: score }, 'returns kept');
-  const ranked = sql`
-    SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates,
-           groupArray(score_a) AS scores_a, groupArray(score_b) AS scores_b
-    FROM (${pairs})
-    GROUP BY p`;
-  return reorderedPlacesSql(snapshotId, params, ranked, left, { heldOut, heldPairs, edges });
-}
-
-/**
  * The sampled profiles' candidates scored on what is left once their held-out follows are
  * hidden: `pairs` is (pair: p << 32 | candidate, score_<name> for each way).
  */
@@ -190,32 +174,33 @@ function placeSql(params: ScoringParams, scores: string, held: string): SqlFragm
 }
 
 /**
- * (by_a, by_b) per held-out follow, b's first REC_TOP_K reordered with the unnamed paths
- * (unnamed-paths.ts) through what is left of the profile's follows (`left`: whom it still
- * follows and who still follows it; the held-out follows are hidden from the candidates'
- * follows too). Only the first REC_TOP_K under a are kept (ties at the last place with them):
- * a held-out follow below them has at least REC_TOP_K candidates above it either way (more
- * than REC_FIT_PLACES), and one among them has the same place among them as among all.
+ * The held-out follows' places under `score` (by_a), and under it with each profile's first
+ * REC_TOP_K reordered with the unnamed paths (unnamed-paths.ts) through what is left of the
+ * profile's follows (by_b: whom it still follows and who still follows it; the held-out
+ * follows are hidden from the candidates' follows too), as the lists do where the run chose
+ * them. The returns of the held-out follows stay: reordering ranks followers and the rest apart.
+ * Only the first REC_TOP_K under `score` are kept (ties at the last place with them): a
+ * held-out follow below them has at least REC_TOP_K candidates above it either way (more than
+ * REC_FIT_PLACES), and one among them has the same place among them as among all.
  */
-function reorderedPlacesSql(
-  snapshotId: number,
-  params: ScoringParams,
-  ranked: SqlFragment,
-  left: Follows,
-  { heldOut, heldPairs, edges }: { heldOut: SqlFragment; heldPairs: SqlFragment; edges: SqlFragment },
-): SqlFragment {
+export function reorderedHeldOutPlacesSql(snapshotId: number, params: ScoringParams, score: SqlFragment): HeldOutPlaces {
+  const { heldOut, heldPairs, edges, pairs, left } = heldOutRankingSql(snapshotId, params, { named: score }, 'returns kept');
   const first = sql`
-    SELECT p, ts, c, a, b
+    SELECT p, ts, c, a
     FROM
     (
-        SELECT p, ts, arrayReverseSort(scores_a)[${params.topK}] AS last_kept,
-               arrayFilter((c, a) -> a >= last_kept, candidates, scores_a) AS first_candidates,
-               arrayFilter(a -> a >= last_kept, scores_a) AS first_a,
-               arrayFilter((b, a) -> a >= last_kept, scores_b, scores_a) AS first_b
-        FROM (${ranked}) AS ranked
+        SELECT p, ts, arrayReverseSort(scores)[${params.topK}] AS last_kept,
+               arrayFilter((c, a) -> a >= last_kept, candidates, scores) AS first_candidates,
+               arrayFilter(a -> a >= last_kept, scores) AS first_scores
+        FROM
+        (
+            SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates, groupArray(score_named) AS scores
+            FROM (${pairs})
+            GROUP BY p
+        ) AS ranked
         ALL INNER JOIN (SELECT p, groupArray(t) AS ts FROM (${heldOut}) GROUP BY p) AS held USING p
     )
-    ARRAY JOIN first_candidates AS c, first_a AS a, first_b AS b`;
+    ARRAY JOIN first_candidates AS c, first_scores AS a`;
   const weighed = unnamedWeightsSql(
     first,
     neighboursSql(snapshotId, left),
@@ -232,7 +217,7 @@ function reorderedPlacesSql(
             SELECT p, t, scores_a, scores_b, ${heldScoreSql('scores_a')} AS held_a, ${heldScoreSql('scores_b')} AS held_b
             FROM
             (
-                SELECT p, any(ts) AS ts, groupArray(c) AS candidates, groupArray(a) AS scores_a, groupArray(b + u) AS scores_b
+                SELECT p, any(ts) AS ts, groupArray(c) AS candidates, groupArray(a) AS scores_a, groupArray(a + u) AS scores_b
                 FROM (${weighed})
                 GROUP BY p
             )
