@@ -6,8 +6,9 @@
  * with its return (heldOutFollowsSql), ranks every path of their candidates both ways on what
  * is left, with the follows-you weight once for every follower (new followers, whom the lists
  * count twice, are not told apart: both ways rank followers alike), and finds each held-out
- * follow's place under each (heldOutPlacesSql, for as many ways as a statement asks about). Nothing in it is tuned to a graph; the
- * decisions are sign tests over the follows one way finds and the other does not.
+ * follow's place under each (heldOutPlacesSql, for as many ways as a statement asks about).
+ * Nothing in it is tuned to a graph; the decisions are sign tests over the follows one way
+ * finds and the other does not.
  */
 import { identifier, joinSql, sql, type SqlFragment } from '../../shared/clickhouse/sql-literal.ts';
 import { LOW_HALF } from './bounded-lists.ts';
@@ -63,9 +64,9 @@ export function heldOutFollowsSql(snapshotId: number, params: ScoringParams): Sq
  */
 export type PathScores<Name extends string> = Record<Name, SqlFragment>;
 
-/** One column (or more) per way of `scores`, comma-separated. */
-function perWay<Name extends string>(scores: PathScores<Name>, column: (name: Name) => SqlFragment): SqlFragment {
-  return joinSql((Object.keys(scores) as Name[]).map(column), ', ');
+/** One column (or more) per way `names` names, comma-separated. */
+function perWay<Name extends string>(names: readonly Name[], column: (name: Name) => SqlFragment): SqlFragment {
+  return joinSql(names.map(column), ', ');
 }
 
 /** by_<name> per held-out follow, for each way: how many candidates score more under it (REC_FIT_PLACES where it is no candidate). */
@@ -74,15 +75,28 @@ export type HeldOutPlaces = SqlFragment;
 /**
  * The held-out follows' places under every way of `scores` at once: the paths are found and
  * summed per candidate once, whatever the number of ways (finding them is a fit's work).
+ */
+export function heldOutPlacesSql<Name extends string>(snapshotId: number, params: ScoringParams, scores: PathScores<Name>): HeldOutPlaces {
+  const { heldOut, heldPairs, pairs } = heldOutRankingSql(snapshotId, params, scores, 'returns held out');
+  return placesAmongSql(params, { heldOut, heldPairs }, pairs, Object.keys(scores) as Name[]);
+}
+
+/**
+ * (p, t, by_<name> for each of `names`): each held-out follow's place among `pairs` (pair:
+ * p << 32 | candidate, score_<name> for each way); REC_FIT_PLACES where it is none of them.
  *
  * A place is counted among the profile's REC_FIT_PLACES best scores only, so it is at most
  * REC_FIT_PLACES: a fit asks only whether a follow comes before that place, and a held-out
  * follow with fewer candidates above it has every one of them among those best. So no
  * profile's whole list of candidates (thousands) is copied for each of its held-out follows.
  */
-export function heldOutPlacesSql<Name extends string>(snapshotId: number, params: ScoringParams, scores: PathScores<Name>): HeldOutPlaces {
-  const each = (column: (name: Name) => SqlFragment) => perWay(scores, column);
-  const { heldOut, heldPairs, pairs } = heldOutRankingSql(snapshotId, params, scores, 'returns held out');
+function placesAmongSql<Name extends string>(
+  params: ScoringParams,
+  held: { heldOut: SqlFragment; heldPairs: SqlFragment },
+  pairs: SqlFragment,
+  names: readonly Name[],
+): HeldOutPlaces {
+  const each = (column: (name: Name) => SqlFragment) => perWay(names, column);
   const places = params.pathFit.places;
   // Per sampled profile: each way's best REC_FIT_PLACES scores, and its held-out follows
   // among its candidates with their scores.
@@ -91,7 +105,7 @@ export function heldOutPlacesSql<Name extends string>(snapshotId: number, params
            groupArrayIf(toUInt32(bitAnd(pair, ${LOW_HALF})), held) AS held_candidates,
            ${each((n) => sql`arraySlice(arrayReverseSort(groupArray(${identifier(`score_${n}`)})), 1, ${places}) AS ${identifier(`best_${n}`)},
            groupArrayIf(${identifier(`score_${n}`)}, held) AS ${identifier(`held_scores_${n}`)}`)}
-    FROM (SELECT *, pair IN ${heldPairs} AS held FROM (${pairs}))
+    FROM (SELECT *, pair IN ${held.heldPairs} AS held FROM (${pairs}))
     GROUP BY p`;
   const found = sql`
     SELECT p, t, ${each((n) => sql`toUInt32(arrayCount(s -> s > ${identifier(`held_${n}`)}, ${identifier(`best_${n}`)})) AS ${identifier(`by_${n}`)}`)}
@@ -100,7 +114,7 @@ export function heldOutPlacesSql<Name extends string>(snapshotId: number, params
   // A held-out follow that is no candidate of its profile places REC_FIT_PLACES.
   return sql`
     SELECT p, t, ${each((n) => sql`if(listed, ${identifier(`by_${n}`)}, ${places}) AS ${identifier(`by_${n}`)}`)}
-    FROM (${heldOut}) AS held
+    FROM (${held.heldOut}) AS held
     ALL LEFT JOIN (SELECT *, toUInt8(1) AS listed FROM (${found})) AS found USING p, t`;
 }
 
@@ -109,7 +123,7 @@ export function heldOutPlacesSql<Name extends string>(snapshotId: number, params
  * hidden: `pairs` is (pair: p << 32 | candidate, score_<name> for each way).
  */
 function heldOutRankingSql<Name extends string>(snapshotId: number, params: ScoringParams, scores: PathScores<Name>, returns: 'returns held out' | 'returns kept') {
-  const each = (column: (name: Name) => SqlFragment) => perWay(scores, column);
+  const each = (column: (name: Name) => SqlFragment) => perWay(Object.keys(scores) as Name[], column);
   const edges = sql`mat_follow_edges WHERE snapshot_id = ${snapshotId}`;
   const heldOut = sql`SELECT p, t FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
   const sampled = sql`SELECT p FROM mat_held_out_follows WHERE snapshot_id = ${snapshotId}`;
@@ -157,22 +171,6 @@ function heldOutRankingSql<Name extends string>(snapshotId: number, params: Scor
   return { heldOut, heldPairs, edges, pairs, left };
 }
 
-/*
- * A held-out follow t is found when it is a candidate (every score is > 0) and fewer than
- * REC_FIT_PLACES others score more: that count is its place. Its score is read first, so
- * that the lambda captures a number, not the array (a captured column is copied for every element).
- */
-
-/** Held-out follow t's score among `candidates` (`scores` theirs), 0 where it is none of them. */
-function heldScoreSql(scores: string): SqlFragment {
-  return sql`if(indexOf(candidates, t) = 0, 0, ${identifier(scores)}[indexOf(candidates, t)])`;
-}
-
-/** A held-out follow's place: how many candidates score more than its `held` score among `scores` (REC_FIT_PLACES where it is no candidate: 0). */
-function placeSql(params: ScoringParams, scores: string, held: string): SqlFragment {
-  return sql`if(${identifier(held)} = 0, ${params.pathFit.places}, arrayCount(s -> s > ${identifier(held)}, ${identifier(scores)}))`;
-}
-
 /**
  * The held-out follows' places under `score` (by_a), and under it with each profile's first
  * REC_TOP_K reordered with the unnamed paths (unnamed-paths.ts) through what is left of the
@@ -185,11 +183,12 @@ function placeSql(params: ScoringParams, scores: string, held: string): SqlFragm
  */
 export function reorderedHeldOutPlacesSql(snapshotId: number, params: ScoringParams, score: SqlFragment): HeldOutPlaces {
   const { heldOut, heldPairs, edges, pairs, left } = heldOutRankingSql(snapshotId, params, { named: score }, 'returns kept');
+  // Every profile here is a sampled one: heldOutRankingSql ranks only theirs.
   const first = sql`
-    SELECT p, ts, c, a
+    SELECT p, c, a
     FROM
     (
-        SELECT p, ts, arrayReverseSort(scores)[${params.topK}] AS last_kept,
+        SELECT p, arrayReverseSort(scores)[${params.topK}] AS last_kept,
                arrayFilter((c, a) -> a >= last_kept, candidates, scores) AS first_candidates,
                arrayFilter(a -> a >= last_kept, scores) AS first_scores
         FROM
@@ -197,8 +196,7 @@ export function reorderedHeldOutPlacesSql(snapshotId: number, params: ScoringPar
             SELECT toUInt32(bitShiftRight(pair, 32)) AS p, groupArray(toUInt32(bitAnd(pair, ${LOW_HALF}))) AS candidates, groupArray(score_named) AS scores
             FROM (${pairs})
             GROUP BY p
-        ) AS ranked
-        ALL INNER JOIN (SELECT p, groupArray(t) AS ts FROM (${heldOut}) GROUP BY p) AS held USING p
+        )
     )
     ARRAY JOIN first_candidates AS c, first_scores AS a`;
   const weighed = unnamedWeightsSql(
@@ -206,24 +204,13 @@ export function reorderedHeldOutPlacesSql(snapshotId: number, params: ScoringPar
     neighboursSql(snapshotId, left),
     sql`${edges} AND ${pairKey('src', 'dst')} NOT IN ${heldPairs}`,
   );
-  return sql`
-    SELECT if(listed, by_a, ${params.pathFit.places}) AS by_a, if(listed, by_b, ${params.pathFit.places}) AS by_b
-    FROM (${heldOut}) AS held
-    ALL LEFT JOIN
-    (
-        SELECT p, t, toUInt8(1) AS listed, ${placeSql(params, 'scores_a', 'held_a')} AS by_a, ${placeSql(params, 'scores_b', 'held_b')} AS by_b
-        FROM
-        (
-            SELECT p, t, scores_a, scores_b, ${heldScoreSql('scores_a')} AS held_a, ${heldScoreSql('scores_b')} AS held_b
-            FROM
-            (
-                SELECT p, any(ts) AS ts, groupArray(c) AS candidates, groupArray(a) AS scores_a, groupArray(a + u) AS scores_b
-                FROM (${weighed})
-                GROUP BY p
-            )
-            ARRAY JOIN ts AS t
-        )
-    ) AS places USING p, t`;
+  const reordered = placesAmongSql(
+    params,
+    { heldOut, heldPairs },
+    sql`SELECT ${pairKey('p', 'c')} AS pair, a AS score_named, a + u AS score_unnamed FROM (${weighed})`,
+    ['named', 'unnamed'],
+  );
+  return sql`SELECT by_named AS by_a, by_unnamed AS by_b FROM (${reordered})`;
 }
 
 /**

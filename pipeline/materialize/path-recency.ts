@@ -113,12 +113,11 @@ export function pathRecencySql(snapshotId: number, moment: SqlFragment, newest: 
  * held-out-places.ts); what each found, and whether the lists weigh paths by recency. They do
  * unless the follows only the plain ranking finds outnumber those only the recent one finds
  * by more than twice the square root of both together (a sign test at about 95 %), or
- * REC_PATH_RECENCY says always or never. On by default, unlike the path
- * weight's switch: the question the lists answer is always whom a profile follows next, the
- * question recency is for, and on Bitcoin-Alpha's newest follows it ranked better at every
- * seed while its fit (about 3,000 held-out follows) was too small to tell at 95 %
- * (docs/quality.md). Where every follow of the run shares one span, the two rankings are
- * one and recency changes nothing.
+ * REC_PATH_RECENCY says always or never. On by default, unlike the path weight's switch: the
+ * question the lists answer is always whom a profile follows next, the question recency is
+ * for, and on Bitcoin-Alpha's newest follows it ranked better at every seed while its fit
+ * (about 3,000 held-out follows) was too small to tell at 95 % (docs/quality.md). Where every
+ * follow of the run shares one span, the two rankings are one and recency changes nothing.
  */
 export function recencyFitSql(snapshotId: number, params: ScoringParams): SqlFragment {
   const byDegree = resourceAllocationChosenSql(snapshotId);

@@ -13,8 +13,8 @@
  * REC_FIT_PLACES. It weighs by resource allocation only when the follows that only it finds
  * outnumber those only Adamic-Adar finds by more than twice the square root of both together
  * (a sign test at about 95 %): otherwise Adamic-Adar, the weight of every run before this fit,
- * so that where the two are even the lists do not switch from one night to the next. Nothing in the test is
- * tuned to a graph; docs/materialization.md has the why.
+ * so that where the two are even the lists do not switch from one night to the next. Nothing
+ * in the test is tuned to a graph; docs/materialization.md has the why.
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
