@@ -25,9 +25,9 @@ import { startLocalCluster } from '../shared/local-stack/local-cluster.ts';
 import { MATERIALIZE_STEPS_QUEUE } from '../shared/queues.ts';
 import { redisConnection } from '../shared/redis.ts';
 import { generateWorld, type GeneratedKind } from '../pipeline/generate/world-generator.ts';
-import { bucketJobId } from '../pipeline/materialize/materialize-run.ts';
+import { bucketJobId } from '../pipeline/materialize/run/materialize-run.ts';
 import type { BucketResult } from '../pipeline/materialize/bucket.ts';
-import { enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
+import { enqueueRun, watchRun } from '../pipeline/materialize/run/run-watch.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import { loadDirectly } from './direct-load.ts';
 

@@ -36,7 +36,7 @@ import { Redis } from 'ioredis';
 import { readPathBudget } from '../pipeline/materialize/path-budget.ts';
 import { readPathWeightFit } from '../pipeline/materialize/path-weight-fit.ts';
 import { readUnnamedPathsFit } from '../pipeline/materialize/unnamed-paths-fit.ts';
-import { bucketsDone, enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../pipeline/materialize/run/run-watch.ts';
 import { materializeQuerySettings } from '../pipeline/materialize/scoring.ts';
 import { syncMirrors } from '../pipeline/serving/mirror-sync.ts';
 import { createServingWriter } from '../pipeline/serving/serving-writer.ts';

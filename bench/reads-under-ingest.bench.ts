@@ -32,7 +32,7 @@ import { generateSigningKeyJwk } from '../shared/signing-key-jwk.ts';
 import type { KindName } from '../shared/records/kinds.ts';
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
-import { enqueueRun, watchRun } from '../pipeline/materialize/run-watch.ts';
+import { enqueueRun, watchRun } from '../pipeline/materialize/run/run-watch.ts';
 import { API_NODE_FLAGS } from '../pipeline/cli/start.command.ts';
 import { startWorkers } from '../pipeline/workers.ts';
 import type { ApiServerOptions } from './api-server.ts';

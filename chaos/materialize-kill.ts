@@ -4,7 +4,7 @@
  * given up) once another workers process starts, and the next run succeeds and is served.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bucketsDone, type RunView } from '../pipeline/materialize/run-watch.ts';
+import { bucketsDone, type RunView } from '../pipeline/materialize/run/run-watch.ts';
 import { call, OK, outcomes, startLoad } from './client-load.ts';
 import type { ScenarioRow } from './scenario-row.ts';
 import { snapshotOfPage, type ServedWorld } from './served-world.ts';

@@ -22,7 +22,7 @@ import { publicKeyOf, randomScalar } from '../shared/tag-crypto/threshold-signat
 import { generateWorld } from '../pipeline/generate/world-generator.ts';
 import { runIngest } from '../pipeline/ingest/ingest-run.ts';
 import { signTagAccess } from '../sdk/tag-access-message.ts';
-import { enqueueRun, watchRun, type RunView } from '../pipeline/materialize/run-watch.ts';
+import { enqueueRun, watchRun, type RunView } from '../pipeline/materialize/run/run-watch.ts';
 import type { ChaosStack, ScenarioEnvironment } from './chaos-stack.ts';
 import { call, OK, type ApiRequest } from './client-load.ts';
 import { workersServing } from './ingest-queue.ts';

@@ -6,7 +6,7 @@
 import type { JobsOptions } from 'bullmq';
 import type { Config } from '../shared/config.ts';
 import { CHAIN_QUEUE, MAINTENANCE_QUEUE, MATERIALIZE_QUEUE, type ChainJob, type MaintenanceJob, type MaterializeRunJob } from '../shared/queues.ts';
-import { runJobOptions } from './materialize/run-watch.ts';
+import { runJobOptions } from './materialize/run/run-watch.ts';
 
 export interface ScheduleDeclaration {
   /** Scheduler id, unique within its queue. */

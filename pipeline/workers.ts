@@ -24,7 +24,7 @@ import { ChunkTexts } from './ingest/chunk-texts.ts';
 import { createIngestWorker, SERIAL_KINDS } from './ingest/ingest.worker.ts';
 import { observeJobs } from './job-observer.ts';
 import { createMaintenanceWorker } from './maintenance/maintenance.worker.ts';
-import { createMaterializeWorkers } from './materialize/materialize.worker.ts';
+import { createMaterializeWorkers } from './materialize/run/materialize.worker.ts';
 import { createPipelineMetrics, type PipelineMetrics } from './metrics/pipeline-metrics.ts';
 import { createServingWriter } from './serving/serving-writer.ts';
 import { settlesWithin } from './settles-within.ts';

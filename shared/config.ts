@@ -202,92 +202,30 @@ export const configSchema = z.object({
   MATERIALIZE_CRON: z.string().default('0 2 * * *'),
   /** Recommendations kept per profile. */
   REC_TOP_K: z.coerce.number().int().min(1).max(1_000).default(200),
-  /** Profiles per bucket job: bounds the memory of each ClickHouse query (buckets = profiles / this, rounded up). */
-  REC_PROFILES_PER_BUCKET: z.coerce.number().int().min(1).default(25_000),
-  /**
-   * Estimated evidence rows (bounded friend-of-friend paths, followers, co-holder pairs) per bucket job: more buckets for denser
-   * graphs. A bucket of the 1 M-profile bench world with 30 M of them went past the 4 GB memory cap (docs/scaling.md).
-   */
-  REC_PAIRS_PER_BUCKET: z.coerce.number().int().min(1_000).default(12_000_000),
+  /** Profiles per bucket job: the unit of work that worker processes (and machines) share; each ranks its bucket on every thread it has. */
+  REC_PROFILES_PER_BUCKET: z.coerce.number().int().min(1).default(50_000),
   /** Attempts of each bucket, tags and complete job before the run fails (the previous snapshot keeps serving). */
   MATERIALIZE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
-  /** Bucket jobs one worker process runs at a time; each statement gets the server's threads divided by this. */
+  /** Bucket jobs one worker process runs at a time (they share its rank threads; two write to ClickHouse side by side). */
   MATERIALIZE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
-  /** max_memory_usage of each materialization query, in bytes; GROUP BY and ORDER BY spill to disk past half of it. */
+  /** max_memory_usage of each statement a run reads its inputs with, in bytes; GROUP BY and ORDER BY spill to disk past half of it. */
   MATERIALIZE_MAX_MEMORY_BYTES: z.coerce.number().int().min(100_000_000).default(4_000_000_000),
-  /** Weights of the four signals in the combined score. */
-  REC_WEIGHT_SOCIAL: z.coerce.number().min(0).default(1),
-  REC_WEIGHT_COUNTERPARTY: z.coerce.number().min(0).default(1),
-  REC_WEIGHT_NFT: z.coerce.number().min(0).default(1),
-  REC_WEIGHT_FOF: z.coerce.number().min(0).default(1),
+  /** Threads a worker process ranks lists on (pipeline/materialize/rank/rank-pool.ts); 0 = one per CPU. */
+  RANK_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   /**
-   * Added to the friend-of-friend score of a candidate who already follows the caller, when
-   * the run has too few follows (REC_FIT_MIN_FOLLOWS) to fit that weight from how often
-   * follows are returned (pipeline/materialize/scoring-fit.ts).
-   */
-  REC_FOLLOWS_YOU_BONUS: z.coerce.number().min(0).default(1),
-  /** The fitted follows-you weight is this many times the odds that a follow is returned ... */
-  REC_FOLLOWS_YOU_SCALE: z.coerce.number().min(0).default(10),
-  /** ... and at most this. */
-  REC_FOLLOWS_YOU_MAX: z.coerce.number().min(0).default(100),
-  /** Follows a run needs before it fits the follows-you weight instead of using REC_FOLLOWS_YOU_BONUS. */
-  REC_FIT_MIN_FOLLOWS: z.coerce.number().int().min(0).default(1_000),
-  /**
-   * How many friend-of-friend paths a profile gets at least (the run's share per profile,
-   * REC_FOF_PATHS_PER_RUN, may be more). One with at most that many in all (Σ over whom it
-   * follows, and its followers it does not follow, of how many those follow) gets every one of
-   * them; any other a sample of about that many forward paths (at most
-   * REC_FOF_VIA_FOLLOWEES × REC_FOF_PASS_ON_DEPTH), shared among the followees below. So the
-   * bounds adapt to the degrees around each profile, whatever the hubs. 0 (with
-   * REC_FOF_PATHS_PER_RUN 0): every followee passes on REC_FOF_PER_FOLLOWEE.
+   * Paths of two hops (a profile's followees' and followers' follows and followers) each
+   * profile gets at least; one with at most the run's cap in all gets every one of them, any
+   * other the cap's worth, each hop passing on its most followed (docs/materialization.md).
    */
   REC_FOF_PATHS: z.coerce.number().int().min(0).default(1_000),
   /**
-   * The friend-of-friend paths of a whole run, shared equally among its profiles when that
-   * gives each more than REC_FOF_PATHS: a run's cost grows with its paths in all, so a world
-   * of 10,000 profiles gets 10,000 paths each for what 100,000 profiles' 1,000 each cost.
+   * The paths of a whole run, water-filled among its profiles into the cap (at least
+   * REC_FOF_PATHS each): a run's time grows with its paths in all, so a world of 10,000
+   * profiles gets every path where 100,000 profiles get their share.
    */
-  REC_FOF_PATHS_PER_RUN: z.coerce.number().int().min(0).default(100_000_000),
-  /** Profiles whose newest follow a run holds out to choose what a path's middle weighs (pipeline/materialize/path-weight-fit.ts) ... */
-  REC_FIT_HELD_OUT: z.coerce.number().int().min(0).default(10_000),
-  /** ... as many of them as the fit can rank every path of within this many paths in all (each profile with at most a hundredth of them) ... */
-  REC_FIT_PATHS: z.coerce.number().int().min(0).default(5_000_000),
-  /** ... and the first places of their ranked candidates where a held-out follow counts as found. */
-  REC_FIT_PLACES: z.coerce.number().int().min(1).default(50),
-  /**
-   * Whether a friend-of-friend path weighs by how near its follow is in time to the caller's
-   * newest follow (pipeline/materialize/path-recency.ts): `fit`, unless the run's fit finds it
-   * ranks the held-out follows worse; `always`; `never`.
-   */
-  REC_PATH_RECENCY: z.enum(['fit', 'always', 'never']).default('fit'),
-  /**
-   * Whether paths no reason can name (you both follow someone; the candidate follows someone
-   * who follows you) reorder each list's first REC_TOP_K (pipeline/materialize/unnamed-paths.ts):
-   * `fit`, when the run's fit finds they rank the held-out follows better beyond chance;
-   * `always`; `never`.
-   */
-  REC_UNNAMED_PATHS: z.enum(['fit', 'always', 'never']).default('fit'),
-  /**
-   * The sample's bounds: the followees a profile's friends of friends come through (those who
-   * follow it back first, then those who follow fewest) ...
-   */
-  REC_FOF_VIA_FOLLOWEES: z.coerce.number().int().min(1).default(30),
-  /** ... the followers (not followed back) whose followees count as co-followed (those who follow fewest first) ... */
-  REC_FOF_VIA_FOLLOWERS: z.coerce.number().int().min(1).default(10),
-  /**
-   * ... what each of those followers passes on, and the least each followee does (a followee
-   * passes on its share of REC_FOF_PATHS, if that is more): the most followed first, skipping
-   * the profile and whom it follows already ...
-   */
-  REC_FOF_PER_FOLLOWEE: z.coerce.number().int().min(1).default(20),
-  /**
-   * ... looking at most this far down each followee's most-followed list for them (in a close-knit
-   * graph the top of a friend's list is mostly friends already; docs/quality.md), which caps a
-   * followee's share ...
-   */
-  REC_FOF_PASS_ON_DEPTH: z.coerce.number().int().min(1).default(100),
-  /** ... and, for a candidate who follows the caller, its followers checked for being followed by the caller (the most followed first). */
-  REC_FOF_PER_FOLLOWER: z.coerce.number().int().min(1).default(20),
+  REC_FOF_PATHS_PER_RUN: z.coerce.number().int().min(0).default(200_000_000),
+  /** Profiles whose newest follows each run holds out to fit the ranking model's weights (pipeline/materialize/fit/model-fit.ts). */
+  REC_FIT_HELD_OUT: z.coerce.number().int().min(0).default(5_000),
   /** Native transfers below this many wei are dust and do not count as interactions. */
   REC_DUST_WEI: z
     .string()
@@ -443,21 +381,31 @@ const REPLACED_SETTINGS: Record<string, string> = {
   REC_FOF_EXACT_PATHS: 'REC_FOF_PATHS (the friend-of-friend paths each profile gets, every one when it has that few)',
 };
 
+/**
+ * Settings of the SQL ranking that the in-memory engine replaced: they mean nothing now, so
+ * one still set is refused rather than silently ignored.
+ */
+const RETIRED_SETTINGS: Record<string, string> = Object.fromEntries(
+  [
+    ['each run fits the weights of every signal to its own newest follows', ['REC_WEIGHT_SOCIAL', 'REC_WEIGHT_COUNTERPARTY', 'REC_WEIGHT_NFT', 'REC_WEIGHT_FOF', 'REC_FOLLOWS_YOU_BONUS', 'REC_FOLLOWS_YOU_SCALE', 'REC_FOLLOWS_YOU_MAX', 'REC_FIT_MIN_FOLLOWS', 'REC_FIT_PATHS', 'REC_FIT_PLACES', 'REC_PATH_RECENCY', 'REC_UNNAMED_PATHS']],
+    ['every hop passes on its share of the cap (REC_FOF_PATHS, REC_FOF_PATHS_PER_RUN)', ['REC_FOF_VIA_FOLLOWEES', 'REC_FOF_VIA_FOLLOWERS', 'REC_FOF_PER_FOLLOWEE', 'REC_FOF_PASS_ON_DEPTH', 'REC_FOF_PER_FOLLOWER']],
+    ['buckets are ranked in memory, not in ClickHouse (REC_PROFILES_PER_BUCKET)', ['REC_PAIRS_PER_BUCKET']],
+  ].flatMap(([why, names]) => (names as string[]).map((name) => [name, why as string])),
+);
+
 /** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   for (const [old, successor] of Object.entries(REPLACED_SETTINGS)) {
     if (env[old] !== undefined) throw new ConfigError(`Setting ${old} was replaced by ${successor}: rename it`);
+  }
+  for (const [retired, why] of Object.entries(RETIRED_SETTINGS)) {
+    if (env[retired] !== undefined) throw new ConfigError(`Setting ${retired} is no longer used (${why}): remove it`);
   }
   const result = configSchema.safeParse(env);
   if (result.success) {
     const config = result.data;
     if (config.CLICKHOUSE_NODE_URLS.length > 0 && !config.CLICKHOUSE_CLUSTER) {
       throw new ConfigError('Invalid setting CLICKHOUSE_NODE_URLS: the nodes of a cluster, so it needs CLICKHOUSE_CLUSTER');
-    }
-    if (config.REC_FOF_PASS_ON_DEPTH < config.REC_FOF_PER_FOLLOWEE) {
-      throw new ConfigError(
-        `Invalid setting REC_FOF_PASS_ON_DEPTH (${config.REC_FOF_PASS_ON_DEPTH}): how far down a followee's list the ${config.REC_FOF_PER_FOLLOWEE} it passes on (REC_FOF_PER_FOLLOWEE) are looked for, so it must be at least that`,
-      );
     }
     // The local stack starts one plain server, which has no cluster to run ON CLUSTER statements on.
     if (config.CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {

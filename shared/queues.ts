@@ -111,10 +111,11 @@ export const maintenanceJobSchema = z.object({ task: z.literal('compact-tables')
 export type MaintenanceJob = z.infer<typeof maintenanceJobSchema>;
 
 /**
- * Nightly materialization (pipeline/materialize). A `run` job (one at a time) builds the
- * working set, then adds a flow to the steps queue: one `bucket` job per user bucket, a
- * `tags` job and a `mirrors` job (re-syncs the serving copy's profile and follow mirrors),
- * under a `complete` parent that marks the snapshot ready once all succeeded.
+ * Nightly materialization (pipeline/materialize). A `run` job (one at a time) loads the world
+ * and fits the ranking model, then adds a flow to the steps queue: one `bucket` job per bucket
+ * of profiles (ranked by whichever worker process takes it), a `tags` job and a `mirrors` job
+ * (re-syncs the serving copy's profile and follow mirrors), under a `complete` parent that
+ * marks the snapshot ready once all succeeded.
  */
 export const MATERIALIZE_QUEUE = 'materialize';
 export const MATERIALIZE_STEPS_QUEUE = 'materialize-steps';
@@ -130,7 +131,14 @@ export const materializeRunJobSchema = z.object({
 export type MaterializeRunJob = z.infer<typeof materializeRunJobSchema>;
 
 export const materializeStepJobSchema = z.discriminatedUnion('step', [
-  z.object({ step: z.literal('bucket'), snapshotId: z.number().int().min(1), bucket: z.number().int().min(0), buckets: z.number().int().min(1) }),
+  z.object({
+    step: z.literal('bucket'),
+    snapshotId: z.number().int().min(1),
+    bucket: z.number().int().min(0),
+    buckets: z.number().int().min(1),
+    /** The run's ranking model (pipeline/materialize/rank/ranking-model.ts), checked where it is used. */
+    model: z.object({ weights: z.array(z.number()).max(64), source: z.enum(['fitted', 'default']) }),
+  }),
   z.object({ step: z.literal('tags'), snapshotId: z.number().int().min(1) }),
   z.object({ step: z.literal('mirrors'), snapshotId: z.number().int().min(1) }),
   z.object({ step: z.literal('complete'), snapshotId: z.number().int().min(1), buckets: z.number().int().min(1) }),

@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { openProcessContext } from '../../shared/process/process-context.ts';
+import { loadConfig } from '../../shared/config.ts';
 import { EdgeListError } from '../evaluate/follow-graph.ts';
 import { SplitError } from '../evaluate/holdout-split.ts';
 import { runEvaluation } from '../evaluate/evaluation-run.ts';
@@ -51,7 +51,7 @@ export function evalCommand(): Command {
     .option('--out <dir>', 'folder for the table (.md) and the chart (.svg)', 'eval-results')
     .option('--lists <file>', 'write every scored user\'s ranked list, for every method, as TSV: method, user, rank, candidate')
     .option('--users <n>', 'score at most this many users (a fixed sample); default all with a hidden edge')
-    .option('--keep-database', 'keep the evaluation database (<database>_eval) for inspection')
+    .option('--keep-database', 'does nothing now: the evaluation runs in memory and keeps no database (accepted so that older scripts still run)')
     .addHelpText(
       'after',
       '\nExamples:\n  soulgraph eval --edges ../shared/data/snap-epinions/soc-Epinions1.txt --holdout 0.1 --seed 1 --k 10,50\n' +
@@ -65,11 +65,12 @@ export function evalCommand(): Command {
       const o = parsed.data;
       if (o.oneWay && o.undirected) throw new UsageError('--one-way keeps one direction of a follow graph: an --undirected graph has none');
       const say = (line: string) => process.stderr.write(`${line}\n`);
-      const context = await openProcessContext({ name: 'eval', say });
-      context.shutdown.exitOnSignals(130);
+      // In memory: no ClickHouse or Redis to start, nothing to stop.
+      const config = loadConfig();
+      if (o.keepDatabase) say('--keep-database: the evaluation runs in memory and keeps no database');
       try {
         await mkdir(o.out, { recursive: true });
-        const report = await runEvaluation(context.config, context.logger, {
+        const report = await runEvaluation(config, {
           ...(o.edges === undefined ? {} : { edgesFile: o.edges }),
           ...(o.train === undefined ? {} : { trainFile: o.train, testFile: o.test! }),
           split: o.split,
@@ -82,15 +83,12 @@ export function evalCommand(): Command {
           ks: o.k,
           outDir: o.out,
           ...(o.users === undefined ? {} : { maxUsers: o.users }),
-          keepDatabase: o.keepDatabase ?? false,
           say,
         });
         process.stdout.write(`${report.table}\n\ntable: ${report.files.table}\nchart: ${report.files.chart}\n`);
       } catch (error) {
         if (error instanceof EdgeListError || error instanceof SplitError || (error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError((error as Error).message);
         throw error;
-      } finally {
-        await context.shutdown.run();
       }
     });
 }

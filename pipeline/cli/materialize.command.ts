@@ -8,7 +8,7 @@ import type { Config } from '../../shared/config.ts';
 import { MATERIALIZE_QUEUE } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
 import { openProcessContext } from '../../shared/process/process-context.ts';
-import { bucketsDone, enqueueRun, type RunView, watchRun } from '../materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, type RunView, watchRun } from '../materialize/run/run-watch.ts';
 import { startWorkers } from '../workers.ts';
 import { createProgressDisplay } from './progress-display.ts';
 
@@ -59,8 +59,8 @@ async function followRun(config: Config, runId: string): Promise<RunView> {
   const reported = new Set<number>();
   let lastPhase = '';
   const view = await watchRun(config, runId, (v) => {
-    const phase = v.state === 'working-set' ? `working set: ${v.table ?? ''}` : v.state;
-    if (v.state === 'working-set' && phase !== lastPhase) display.log(phase);
+    const phase = v.state === 'load' ? 'loading the world' : v.state === 'fit' ? 'fitting the ranking model' : v.state;
+    if ((v.state === 'load' || v.state === 'fit') && phase !== lastPhase) display.log(phase);
     lastPhase = phase;
     for (const b of v.buckets) {
       if (b.state === 'done' && b.result && !reported.has(b.bucket)) {

@@ -13,7 +13,7 @@ import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
 import { demoUsers } from '../generate/demo-users.ts';
 import { demoUsersAllowed, demoWorldDir, ingestDemoWorld } from '../demo-world.ts';
-import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../materialize/run/run-watch.ts';
 import { openProcessContext, type ProcessContext } from '../../shared/process/process-context.ts';
 import { entryPointArgs, SOULGRAPH_BIN } from '../../shared/process/entry-points.ts';
 import { readNetworkFile, generateCustodyKeys, shareFileName, NETWORK_FILE } from '../../shared/custody/key-files.ts';

@@ -1,31 +1,21 @@
 /**
- * The offline quality evaluation (`soulgraph eval`): a real follow graph is loaded as
- * in-service follows with some edges hidden (at random, each user's newest, or as given),
- * the production materialization runs on the rest, and its lists are scored against the
- * hidden edges next to link-prediction baselines.
- *
- * It works in a database and queue prefix of its own (<database>_eval, <prefix>-eval), so
- * that neither the service's data nor its workers are touched.
+ * The offline quality evaluation (`soulgraph eval`): a real follow graph with some edges
+ * hidden (at random, each user's newest, or as given), the production engine (the graph, fit
+ * and ranker of pipeline/materialize) on the rest, and its lists scored against the hidden
+ * edges next to link-prediction baselines computed on the same graph. In memory: neither the
+ * service's data nor its workers are touched.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { z } from 'zod';
-import { createClickHouse } from '../../shared/clickhouse/client.ts';
-import { migrate } from '../../shared/clickhouse/migrate.ts';
-import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
 import type { Config } from '../../shared/config.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { redisConnection, servingRedisConnection, servingRedisUrl } from '../../shared/redis.ts';
-import { runIngest } from '../ingest/ingest-run.ts';
-import { readPathBudget } from '../materialize/path-budget.ts';
-import { readPathWeightFit } from '../materialize/path-weight-fit.ts';
-import { readRecencyFit } from '../materialize/path-recency.ts';
-import { readUnnamedPathsFit } from '../materialize/unnamed-paths-fit.ts';
-import { bucketsDone, enqueueRun, watchRun } from '../materialize/run-watch.ts';
-import { readScoringFit } from '../materialize/scoring-fit.ts';
-import { startWorkers } from '../workers.ts';
+import { engineSettings, rankSettingsOf } from '../materialize/engine-settings.ts';
+import { fitModel, type FitReport } from '../materialize/fit/model-fit.ts';
+import { FollowGraph } from '../materialize/graph/follow-graph.ts';
+import { followMoments } from '../materialize/graph/follow-moments.ts';
+import { NO_SIGNALS } from '../materialize/graph/signal-graphs.ts';
+import { FEATURES } from '../materialize/rank/features.ts';
+import { pathBudget, type PathBudget } from '../materialize/rank/path-budget.ts';
+import { Ranker } from '../materialize/rank/ranker.ts';
 import { EdgeListReader, oneWayFollows } from './follow-graph.ts';
 import { givenSplit, randomSplit, timeSplit, type HoldoutSplit } from './holdout-split.ts';
 import { BASELINES, TrainingGraph } from './link-prediction-baselines.ts';
@@ -55,7 +45,6 @@ export interface EvaluationOptions {
   listsFile?: string;
   /** Evaluate at most this many users (a deterministic sample); default all with a hidden edge. */
   maxUsers?: number;
-  keepDatabase?: boolean;
   say: (line: string) => void;
 }
 
@@ -75,17 +64,16 @@ export interface EvaluationReport {
 /** The name the recommender's lists go by in the report. */
 export const OUR_SCORER = 'soulgraph';
 
-export async function runEvaluation(config: Config, logger: Logger, o: EvaluationOptions): Promise<EvaluationReport> {
+export async function runEvaluation(config: Config, o: EvaluationOptions): Promise<EvaluationReport> {
   const { nodeIds, split, describe } = await splitOf(o);
   const { train, hidden } = split;
   const relevant = sampleUsers(hidden, o.maxUsers);
   const hiddenEdges = [...hidden.values()].reduce((n, s) => n + s.size, 0);
   o.say(`${nodeIds.length} nodes, ${train.from.length + hiddenEdges} follows; ${hiddenEdges} hidden (${describe}); evaluating ${relevant.size} users`);
 
-  const evalConfig: Config = { ...config, CLICKHOUSE_DATABASE: `${config.CLICKHOUSE_DATABASE}_eval`, QUEUE_PREFIX: `${config.QUEUE_PREFIX}-eval` };
   const maxK = Math.max(...o.ks);
   if (maxK > config.REC_TOP_K) throw new Error(`--k ${maxK} is more than REC_TOP_K (${config.REC_TOP_K}) recommendations per profile`);
-  const ours = await recommenderLists(evalConfig, logger, nodeIds, train, maxK, o);
+  const ours = recommenderLists(config, nodeIds.length, train, relevant.keys(), maxK, o.say);
 
   o.say(`baselines: ${BASELINES.join(', ')}`);
   const training = new TrainingGraph(nodeIds.length, train);
@@ -170,120 +158,40 @@ function sampleUsers(hidden: Map<number, Set<number>>, max?: number): Map<number
   return new Map(order.slice(0, max).map((u) => [u, hidden.get(u)!]));
 }
 
-/** What the run fitted to the training graph, as one line. */
-async function fitsOf(config: Config, snapshotId: number): Promise<string> {
-  const ch = createClickHouse(config);
-  try {
-    const follows = await readScoringFit(ch, snapshotId);
-    const budget = await readPathBudget(ch, snapshotId);
-    const paths = await readPathWeightFit(ch, snapshotId);
-    const recency = await readRecencyFit(ch, snapshotId);
-    const unnamed = await readUnnamedPathsFit(ch, snapshotId);
-    return (
-      `fitted: follows-you weight ${follows?.follows_you_weight.toFixed(2)} (${follows?.returned} of ${follows?.follows} follows returned); ` +
-      `${budget?.paths_per_profile} paths per profile (of ${budget?.paths_in_all} in all); path weight ${paths?.path_weight} (of ${paths?.held_out} held-out follows, ` +
-      `found in the first places by adamic-adar ${paths?.found_adamic_adar} (${paths?.only_adamic_adar} only by it), ` +
-      `by resource-allocation ${paths?.found_resource_allocation} (${paths?.only_resource_allocation} only by it)); ` +
-      `path recency ${recency?.recency ? 'on' : 'off'} (found without it ${recency?.found_plain} (${recency?.only_plain} only so), with it ${recency?.found_recent} (${recency?.only_recent} only so)); ` +
-      `unnamed paths ${unnamed?.unnamed ? 'on' : 'off'} (found without them ${unnamed?.found_named} (${unnamed?.only_named} only so), with them ${unnamed?.found_unnamed} (${unnamed?.only_unnamed} only so))`
-    );
-  } finally {
-    await ch.close();
-  }
-}
-
 /**
- * Loads the training edges through the real pipeline into a fresh evaluation database,
- * runs the production materialization, and reads back every profile's top `k`.
+ * The production engine's lists on the training follows (pipeline/materialize: the same graph,
+ * fit and ranker as a nightly run, with the run's settings), for the scored users. The training
+ * follows' times, where the split gives them, are the follows' times: its fit holds out each
+ * profile's newest follows and its new followers count, as in production.
  */
-async function recommenderLists(
-  config: Config,
-  logger: Logger,
-  nodeIds: readonly string[],
-  train: HoldoutSplit['train'],
-  k: number,
-  o: EvaluationOptions,
-): Promise<Map<number, number[]>> {
-  const ch = createClickHouse(config, { noDatabase: true });
-  const work = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-eval-'));
-  // A clean start: the database is made anew (snapshot ids start at 1 again), so jobs an
-  // earlier run left under the same ids (one that died, or kept with --keep-database)
-  // would be taken for this run's.
-  await deleteRedisKeys(config);
-  const workers = await startWorkers(config, logger, { kinds: ['profiles', 'follows'], maintenance: false, materialize: true });
-  try {
-    await ch.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
-    await migrate(config);
-    const node = (i: number) => `n${nodeIds[i]}`;
-    const profiles = path.join(work, 'profiles.jsonl');
-    const follows = path.join(work, 'follows.jsonl');
-    await writeFile(profiles, nodeIds.map((_, i) => JSON.stringify({ profileId: node(i), name: node(i) })).join('\n'));
-    await writeFile(
-      follows,
-      Array.from(train.from, (a, e) => JSON.stringify({ followerProfileId: node(a), followeeProfileId: node(train.to[e]!), followedAt: train.timeRank?.[e] ?? 0 })).join('\n'),
-    );
-    for (const [kind, file] of [['profiles', profiles], ['follows', follows]] as const) {
-      const summary = await runIngest(config, { kind, files: [file], format: 'canonical', chunkRows: 20_000 });
-      o.say(`loaded ${summary.accepted} ${kind} (${summary.rejected} rejected)`);
-    }
-    const started = Date.now();
-    const view = await watchRun(config, await enqueueRun(config, 'eval'), (v) => {
-      const done = bucketsDone(v);
-      if (v.buckets.length > 0) logger.debug({ done, buckets: v.buckets.length }, 'materializing');
-    });
-    if (view.state !== 'done') throw new Error(`the materialization failed: ${view.error}`);
-    o.say(`materialized snapshot ${view.result!.snapshotId} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${view.result!.rows} recommendations`);
-    o.say(await fitsOf(config, view.result!.snapshotId));
-    return await readLists(config, nodeIds, view.result!.snapshotId, k);
-  } finally {
-    await workers.close();
-    if (!o.keepDatabase) {
-      await ch.command(sql`DROP DATABASE IF EXISTS ${identifier(config.CLICKHOUSE_DATABASE)}`);
-      await deleteRedisKeys(config);
-    }
-    await ch.close();
-    await rm(work, { recursive: true, force: true });
-  }
-}
-
-/** The evaluation's queues and serving copy, all under its own prefix, in both Redis servers when they differ. */
-async function deleteRedisKeys(config: Config): Promise<void> {
-  await deletePrefixedKeys(config, new Redis({ ...redisConnection(config, 'producer'), lazyConnect: true }));
-  if (servingRedisUrl(config) !== config.REDIS_URL) await deletePrefixedKeys(config, new Redis({ ...servingRedisConnection(config, 'producer'), lazyConnect: true }));
-}
-
-async function deletePrefixedKeys(config: Config, redis: Redis): Promise<void> {
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.QUEUE_PREFIX}:*`, 'COUNT', 1_000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function readLists(config: Config, nodeIds: readonly string[], snapshotId: number, k: number): Promise<Map<number, number[]>> {
-  const index = new Map(nodeIds.map((id, i) => [`n${id}`, i]));
+function recommenderLists(config: Config, nodes: number, train: HoldoutSplit['train'], users: Iterable<number>, k: number, say: (line: string) => void): Map<number, number[]> {
+  const started = performance.now();
+  const times = train.timeRank ? Uint32Array.from(train.timeRank) : undefined;
+  const follows = FollowGraph.of(nodes, train.from, train.to, times);
+  const world = { follows, signals: NO_SIGNALS(nodes), ...(times ? { moments: followMoments(follows) } : {}) };
+  const settings = engineSettings(config);
+  const budget = pathBudget(follows, settings.pathsPerRun, settings.pathsPerProfile);
+  const rankSettings = rankSettingsOf(settings, budget);
+  const fit = fitModel(world, rankSettings, settings.fitProfiles);
+  say(fitLine(fit, budget));
+  const ranker = new Ranker(world, rankSettings);
   const lists = new Map<number, number[]>();
-  const ch = createClickHouse(config);
-  try {
-    const rows = ch.stream(
-      sql`SELECT profile_id, candidate_id FROM recommendations
-          WHERE snapshot_id = ${snapshotId} AND rank <= ${k} ORDER BY profile_id, rank`,
-      z.object({ profile_id: z.string(), candidate_id: z.string() }),
-    );
-    for await (const row of rows) {
-      const user = index.get(row.profile_id)!;
-      let list = lists.get(user);
-      if (!list) lists.set(user, (list = []));
-      list.push(index.get(row.candidate_id)!);
-    }
-  } finally {
-    await ch.close();
+  let rows = 0;
+  for (const user of users) {
+    const list = ranker.rank(user, fit.model);
+    lists.set(user, Array.from(list.candidate.subarray(0, Math.min(k, list.length))));
+    rows += list.length;
   }
+  say(`ranked ${lists.size} users' lists in ${((performance.now() - started) / 1000).toFixed(1)} s: ${rows} recommendations`);
   return lists;
+}
+
+/** What the engine fitted to the training graph, as one line. */
+function fitLine(fit: FitReport, budget: PathBudget): string {
+  const weights = FEATURES.map((f, i) => `${f} ${fit.model.weights[i]!.toFixed(2)}`).join(', ');
+  return (
+    `fitted: ${fit.model.source} weights (${weights}); of ${fit.heldOut} held-out follows of ${fit.profiles} profiles, ${fit.candidates} among their candidates, ` +
+    `${fit.foundByDefault} in the first 50 under the default weights, ${fit.foundByFitted} under the fitted ones; ` +
+    `${budget.cap === Number.MAX_SAFE_INTEGER ? 'every' : budget.cap} paths per profile (of ${budget.pathsInAll} in all)`
+  );
 }

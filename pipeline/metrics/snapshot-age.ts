@@ -5,7 +5,7 @@
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
-import { listSnapshots } from '../materialize/snapshots.ts';
+import { listSnapshots } from '../materialize/publish/snapshots.ts';
 
 export function registerSnapshotAge(registry: Registry, ch: ClickHouse, now = () => Date.now() / 1000): void {
   new Gauge({

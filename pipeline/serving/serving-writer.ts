@@ -36,11 +36,11 @@ export interface PackedFollows {
   packed: string;
 }
 
-/** A recommendation list ready to store: `text` as encodeServedList (shared/serving.ts) writes it. */
+/** A recommendation list ready to store: `text` as encodeServedList (shared/serving.ts) writes it (its UTF-8 bytes, from a rank thread). */
 export interface StoredList {
   snapshotId: number;
   profileId: string;
-  text: string;
+  text: string | Buffer;
 }
 
 export interface ServingWriter {

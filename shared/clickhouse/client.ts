@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { sql, type SqlFragment } from './sql-literal.ts';
+import { identifier, joinSql, sql, type SqlFragment } from './sql-literal.ts';
 import { tabSeparated } from './tab-separated.ts';
 
 export interface ClickHouse {
@@ -26,6 +26,17 @@ export interface ClickHouse {
    * line, where checking every row would cost more than the copy.
    */
   lines(statement: SqlFragment, settings?: QuerySettings): AsyncGenerator<string[]>;
+  /**
+   * A SELECT's rows in ClickHouse's RowBinary format, as the chunks arrive: for reads of
+   * millions of rows that a reader decodes itself (pipeline/materialize/load/row-binary.ts),
+   * with no JSON or text per row. The statement must not name a FORMAT.
+   */
+  rowBinary(statement: SqlFragment, settings?: QuerySettings): AsyncGenerator<Buffer>;
+  /**
+   * One INSERT whose body is already in ClickHouse's `format` (RowBinary or Native), streamed
+   * as `chunks` yields it: a large write of rows encoded where they are made.
+   */
+  insertBinary(table: string, columns: readonly [string, ...string[]], format: 'RowBinary' | 'Native', chunks: AsyncIterable<Buffer> | Iterable<Buffer>, settings?: QuerySettings): Promise<void>;
   /** DDL and other statements without a result. */
   command(statement: SqlFragment, settings?: QuerySettings): Promise<void>;
   /**
@@ -153,6 +164,20 @@ export function createClickHouse(config: Config, options: ClickHouseOptions = {}
     async *lines(statement, settings) {
       const result = await client.query({ query: statement.text, format: 'TabSeparated', ...(settings ? { clickhouse_settings: settings } : {}) });
       for await (const rows of result.stream()) yield rows.map((r) => r.text);
+    },
+    async *rowBinary(statement, settings) {
+      const result = await client.exec({ query: `${statement.text}\nFORMAT RowBinary`, ...(settings ? { clickhouse_settings: settings } : {}) });
+      for await (const chunk of result.stream) yield chunk as Buffer;
+    },
+    async insertBinary(table, columns, format, chunks, settings) {
+      const statement = sql`INSERT INTO ${identifier(table)} (${joinSql(columns.map((c) => identifier(c)), ', ')}) FORMAT`;
+      const result = await client.exec({
+        query: `${statement.text} ${format}`,
+        values: Readable.from(chunks, { objectMode: false }),
+        ...(settings ? { clickhouse_settings: settings } : {}),
+      });
+      // The answer is empty; reading it to the end frees the connection.
+      for await (const _ of result.stream) void _;
     },
     async command(statement, settings) {
       await withinDeadline((params) => client.command({ query: statement.text, ...params, ...(settings ? { clickhouse_settings: settings } : {}) }));

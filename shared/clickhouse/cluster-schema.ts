@@ -63,7 +63,9 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement>> = {
   chain_ranges: everywhere,
   chain_address_codes: everywhere,
   schema_migrations: everywhere,
+  ranking_models: everywhere,
 
+  // The SQL ranking's working set: created by migrations 010-056, dropped by 057.
   mat_profiles: everywhere,
   mat_addresses: everywhere,
   mat_follow_edges: everywhere,
@@ -193,6 +195,17 @@ export function clusterStatements(statement: string, version: number, target: Cl
     // once it is back, applies it from there; ON CLUSTER would run it once per shard, and the
     // second would find the column there already.
     return [`ALTER TABLE ${db}.${table} ADD COLUMN ${withoutComments(` ${addColumn[2]!}`).trim()}`];
+  }
+  const modifyColumn = /^ALTER TABLE (\w+) MODIFY COLUMN ([\s\S]+)$/.exec(text);
+  if (modifyColumn) {
+    const table = modifyColumn[1]!;
+    const column = withoutComments(` ${modifyColumn[2]!}`).trim();
+    // A sharded table's local tables take it once per shard (a Replicated table's replicas from
+    // its replication log), and its Distributed table on every node, whose structure it mirrors.
+    if (placementOf(table).kind === 'sharded') {
+      return [`ALTER TABLE ${db}.${localTableName(table)} ${on} MODIFY COLUMN ${column}`, `ALTER TABLE ${db}.${table} ${on} MODIFY COLUMN ${column}`];
+    }
+    return [`ALTER TABLE ${db}.${table} MODIFY COLUMN ${column}`];
   }
   if (rewordsAComment(text)) return [];
   // INSERT ... SELECT runs once: through a Distributed table, or into a table replicated everywhere.

@@ -32,7 +32,7 @@ import { z } from 'zod';
 import { generatedKinds, generateWorld, type WorldManifest } from '../../pipeline/generate/world-generator.ts';
 import { runIngest } from '../../pipeline/ingest/ingest-run.ts';
 import { computeOnDemand } from '../../pipeline/materialize/cold-start.ts';
-import { bucketsDone, enqueueRun, watchRun } from '../../pipeline/materialize/run-watch.ts';
+import { bucketsDone, enqueueRun, watchRun } from '../../pipeline/materialize/run/run-watch.ts';
 import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';

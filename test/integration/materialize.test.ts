@@ -1,13 +1,13 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { identifier, sql } from '../../shared/clickhouse/sql-literal.ts';
+import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { parseConfig } from '../../shared/config.ts';
 import { MATERIALIZE_STEPS_QUEUE } from '../../shared/queues.ts';
 import { redisConnection } from '../../shared/redis.ts';
-import { computeBucket } from '../../pipeline/materialize/bucket.ts';
-import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
-import { listSnapshots } from '../../pipeline/materialize/snapshots.ts';
+import { listSnapshots } from '../../pipeline/materialize/publish/snapshots.ts';
+import { rankingModelOf } from '../../pipeline/materialize/publish/ranking-models.ts';
+import { DEFAULT_MODEL } from '../../pipeline/materialize/rank/ranking-model.ts';
 import * as world from '../fixtures/small-world.ts';
 import { ingestRecords, materializeNow, readySnapshot } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
@@ -23,11 +23,16 @@ const recommendationRow = z.object({
   reason_kind: z.string(),
   reason_chain_id: z.coerce.number(),
   reason_subject: z.string(),
+  social_score: z.coerce.number(),
+  counterparty_score: z.coerce.number(),
+  nft_score: z.coerce.number(),
+  fof_score: z.coerce.number(),
 });
 
 async function listOf(snapshotId: number, profileId: string) {
   return env.ch.query(
-    sql`SELECT profile_id, rank, candidate_id, score, toString(reason_kind) AS reason_kind, reason_chain_id, reason_subject
+    sql`SELECT profile_id, rank, candidate_id, score, toString(reason_kind) AS reason_kind, reason_chain_id, reason_subject,
+               social_score, counterparty_score, nft_score, fof_score
         FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${profileId} ORDER BY rank`,
     recommendationRow,
   );
@@ -41,20 +46,40 @@ async function rowsIn(snapshotId: number): Promise<number> {
 describe('nightly materialization', () => {
   let first: number;
 
-  it('ranks my candidates from all four signals with the scores and reasons worked out by hand', async () => {
+  it('lists my candidates from all four signals, each with the reason and the signals\' parts worked out by hand', async () => {
     await ingestRecords(env, world.records);
     first = await readySnapshot(env);
-
     const list = await listOf(first, 'p_me');
-    expect(list.map((r) => r.candidate_id)).toEqual(world.expectedForMe.map((e) => e.candidate));
+    // Every profile I could be recommended is a candidate: nothing is left to fill up with.
+    const scored = list.filter((r) => r.reason_kind !== 'popular');
+    expect(scored).toHaveLength(list.length);
+    expect(new Set(scored.map((r) => r.candidate_id))).toEqual(new Set(world.expectedForMe.map((e) => e.candidate)));
+    for (const expected of world.expectedForMe) {
+      const row = scored.find((r) => r.candidate_id === expected.candidate)!;
+      expect({ kind: row.reason_kind, subject: row.reason_subject }, expected.candidate).toEqual({ kind: expected.kind, subject: expected.subject });
+      expect(row.social_score, expected.candidate).toBeCloseTo(expected.social, 9);
+      expect(row.counterparty_score, expected.candidate).toBeCloseTo(expected.counterparty, 9);
+      expect(row.nft_score, expected.candidate).toBeCloseTo(expected.nft, 9);
+      expect(row.reason_chain_id).toBe(expected.kind === 'counterparty' ? 1 : 0);
+    }
     expect(list.map((r) => r.rank)).toEqual(list.map((_, i) => i + 1));
-    list.forEach((row, i) => {
-      const expected = world.expectedForMe[i]!;
-      expect(row.reason_kind, row.candidate_id).toBe(expected.kind);
-      expect(row.reason_subject, row.candidate_id).toBe(expected.subject);
-      expect(row.score, row.candidate_id).toBeCloseTo(expected.score, 6);
-      expect(row.reason_chain_id).toBe(expected.kind === 'counterparty' || expected.kind === 'nft' ? 1 : 0);
-    });
+  });
+
+  it('orders each list by score, each score the sum of its signals\' parts', async () => {
+    const list = await listOf(first, 'p_me');
+    for (const row of list) expect(row.score, row.candidate_id).toBeCloseTo(row.social_score + row.counterparty_score + row.nft_score + row.fof_score, 9);
+    const scores = list.filter((r) => r.reason_kind !== 'popular').map((r) => r.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('fills a list with the most followed profiles where no signal speaks for anyone, each "popular" at score 0', async () => {
+    const list = await listOf(first, 'p_alice');
+    expect(list.map((r) => r.candidate_id)).toEqual(world.expectedForAlice);
+    expect(list.every((r) => r.reason_kind === 'popular' && r.score === 0 && r.reason_subject === '')).toBe(true);
+  });
+
+  it('keeps the model that ranked the snapshot: the default weights, for a world too small to fit', async () => {
+    expect(await rankingModelOf(env.ch, first)).toEqual(DEFAULT_MODEL);
   });
 
   it('never recommends a profile to itself or someone it follows now', async () => {
@@ -68,65 +93,26 @@ describe('nightly materialization', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('excludes the hub, the labelled contract and the well-known addresses, and says why', async () => {
-    const rows = await env.ch.query(
-      sql`SELECT address, toString(reason) AS reason FROM mat_excluded_addresses WHERE snapshot_id = ${first} ORDER BY address, reason`,
-      z.object({ address: z.string(), reason: z.string() }),
-    );
-    expect(rows).toContainEqual({ address: world.addressOf('exchange'), reason: 'hub' });
-    expect(rows).toContainEqual({ address: world.addressOf('vault'), reason: 'label' });
-    expect(rows).toContainEqual({ address: '0x0000000000000000000000000000000000000000', reason: 'well-known' });
-    // My own addresses have 6 counterparties: at the threshold, not above it.
-    expect(rows.map((r) => r.address)).not.toContain(world.addressOf('me-1'));
+  it('counts no transfer with the hub, the labelled contract, dust or a zero-value token transfer', async () => {
+    const list = await listOf(first, 'p_me');
+    const byTransfer = list.filter((r) => r.counterparty_score > 0).map((r) => r.candidate_id);
+    expect(byTransfer.sort()).toEqual(['p_bob', 'p_carol']);
   });
 
   it('writes the same lists again on the same data', async () => {
     const second = await readySnapshot(env);
-    const [a, b] = await Promise.all([first, second].map((s) =>
-      env.ch.query(
-        sql`SELECT profile_id, rank, candidate_id, score, toString(reason_kind) AS reason_kind, reason_chain_id, reason_subject
-            FROM recommendations WHERE snapshot_id = ${s} ORDER BY profile_id, rank`,
-        recommendationRow,
+    const [a, b] = await Promise.all(
+      [first, second].map((s) =>
+        env.ch.query(
+          sql`SELECT profile_id, rank, candidate_id, score, toString(reason_kind) AS reason_kind, reason_chain_id, reason_subject,
+                     social_score, counterparty_score, nft_score, fof_score
+              FROM recommendations WHERE snapshot_id = ${s} ORDER BY profile_id, rank`,
+          recommendationRow,
+        ),
       ),
-    ));
+    );
     expect(b!.length).toBeGreaterThan(world.expectedForMe.length);
     expect(b).toEqual(a);
-  });
-
-  it('rewrites a retried bucket instead of adding to it, and keeps no ranked rows or copied follows once the lists are named', async () => {
-    const [serving] = (await listSnapshots(env.ch)).filter((s) => s.status === 'ready').slice(-1);
-    const snapshotId = serving!.snapshot_id;
-    const before = await rowsIn(snapshotId);
-    const mine = await listOf(snapshotId, 'p_me');
-    const params = scoringParams(env.config);
-    await computeBucket(env.ch, snapshotId, 0, 1, params, materializeQuerySettings(env.config));
-    // An attempt that died between ranking and naming left its rows: a ranked row (one more
-    // than any list has), and a copied follow from p_me to its first candidate, which would
-    // take that candidate off p_me's list if the retry read it.
-    const pidOf = async (profileId: string) =>
-      (await env.ch.query(sql`SELECT pid FROM mat_profiles WHERE snapshot_id = ${snapshotId} AND profile_id = ${profileId}`, z.object({ pid: z.coerce.number() })))[0]!.pid;
-    await env.ch.command(sql`
-      INSERT INTO mat_ranked (snapshot_id, bucket, p, rank, c, score, reason_kind, reason_chain_id, subject_pid, subject_collection,
-                              social_score, counterparty_score, nft_score, fof_score)
-      VALUES (${snapshotId}, 0, 1, 999, 2, 9, 4, 0, 0, 0, 0, 0, 0, 9)`);
-    await env.ch.command(sql`
-      INSERT INTO mat_bucket_follows (snapshot_id, bucket, src, dst)
-      VALUES (${snapshotId}, 0, ${await pidOf('p_me')}, ${await pidOf(mine[0]!.candidate_id)})`);
-    await computeBucket(env.ch, snapshotId, 0, 1, params, materializeQuerySettings(env.config));
-    expect(await rowsIn(snapshotId)).toBe(before);
-    expect(await listOf(snapshotId, 'p_me')).toEqual(mine);
-    for (const table of ['mat_ranked', 'mat_bucket_follows']) {
-      const [left] = await env.ch.query(sql`SELECT count() AS n FROM ${identifier(table)} WHERE snapshot_id = ${snapshotId}`, z.object({ n: z.coerce.number() }));
-      expect(left!.n, table).toBe(0);
-    }
-  });
-
-  it('names the signal with the largest weighted part as the reason', async () => {
-    const config = parseConfig({ ...env.env, REC_WEIGHT_SOCIAL: '2' });
-    const snapshotId = await readySnapshot(env, config);
-    const [gina] = await listOf(snapshotId, 'p_me');
-    expect(gina).toMatchObject({ candidate_id: 'p_gina', reason_kind: 'social' });
-    expect(gina!.score).toBeCloseTo(2 + 1 / Math.log(Math.E + 3) + 1 / Math.log(Math.E + 7), 6);
   });
 
   it('marks a run failed when a bucket fails, and the previous snapshot keeps serving', async () => {
@@ -135,15 +121,15 @@ describe('nightly materialization', () => {
     await steps.pause();
     try {
       const run = materializeNow(env);
-      // The flow is queued but no bucket has run: take away a table the buckets read.
+      // The flow is queued but no bucket has run: take away the table the buckets write.
       await waitFor(async () => (await listSnapshots(env.ch)).some((s) => s.snapshot_id > servingBefore && s.status === 'building') && (await steps.getWaitingCount()) > 0, 30_000, 'the flow');
-      await env.ch.command(sql`RENAME TABLE mat_collection_holders TO mat_collection_holders_away`);
+      await env.ch.command(sql`RENAME TABLE recommendations TO recommendations_away`);
       await steps.resume();
       const view = await run;
       expect(view.state).toBe('failed');
-      expect(view.error).toMatch(/mat_collection_holders/);
+      expect(view.error).toMatch(/recommendations/);
     } finally {
-      await env.ch.command(sql`RENAME TABLE mat_collection_holders_away TO mat_collection_holders`).catch(() => {});
+      await env.ch.command(sql`RENAME TABLE recommendations_away TO recommendations`).catch(() => {});
       await steps.resume();
       await steps.close();
     }
@@ -153,7 +139,7 @@ describe('nightly materialization', () => {
     expect((await listOf(servingBefore, 'p_me')).length).toBe(world.expectedForMe.length);
   });
 
-  it('runs its tags, its lists for the serving copy and its mirrors re-sync under the memory cap, like its other statements', async () => {
+  it('reads its inputs and writes its tags and lists under the memory cap, logged like its other statements', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     await readySnapshot(env);
     // Only statements given the run's settings (log_queries = 1 among them) reach the query log.
@@ -167,8 +153,7 @@ describe('nightly materialization', () => {
       return row!.n;
     };
     expect(await logged('INSERT INTO profile_tags')).toBeGreaterThan(0);
-    expect(await logged('INSERT INTO recommendations')).toBeGreaterThan(0);
-    expect(await logged('SELECT profile_id, rank, candidate_id')).toBeGreaterThan(0);
+    expect(await logged('FROM follows FINAL')).toBeGreaterThan(0);
     expect(await logged('SELECT follower_profile_id, count()')).toBeGreaterThan(0);
   });
 

@@ -12,7 +12,7 @@ import type { IngestFormat } from '../../shared/queues.ts';
 import type { KindName } from '../../shared/records/kinds.ts';
 import { runIngest, type IngestSummary } from '../../pipeline/ingest/ingest-run.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
-import { enqueueRun, watchRun, type RunView } from '../../pipeline/materialize/run-watch.ts';
+import { enqueueRun, watchRun, type RunView } from '../../pipeline/materialize/run/run-watch.ts';
 import type { Config } from '../../shared/config.ts';
 import type { TestEnvironment } from './test-environment.ts';
 

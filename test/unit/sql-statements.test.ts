@@ -126,9 +126,17 @@ describe('migrations', () => {
    * followers of the working set a snapshot built before it keeps, once; 053 copies follows
    * into follows_by_followee (a second copy is the same rows under the same replacing key,
    * one row to FINAL); 054 writes the popular list of the working sets built before it, once;
-   * 055 copies the transfers' keys into transfers_by_address (a second copy is the same key).
+   * 055 copies the transfers' keys into transfers_by_address (a second copy is the same key);
+   * 057 drops the SQL ranking's scratch tables (a run's scratch, never of record), adds reason
+   * kinds to an Enum8 (setting the same values again changes nothing), rewords comments and
+   * replaces latest_recommendations (a view).
    */
   const NOT_CREATE: Record<string, RegExp[]> = {
+    '057_in_memory_ranking.sql': [
+      /^DROP TABLE IF EXISTS (mat_[a-z_]+|latest_recommendations)$/,
+      /^ALTER TABLE recommendations MODIFY COLUMN reason_kind Enum8\(/,
+      /^ALTER TABLE recommendations COMMENT COLUMN (score|social_score|counterparty_score|nft_score|fof_score) '/,
+    ],
     '010_materialization.sql': [/^DROP TABLE IF EXISTS recommendations$/, /^INSERT INTO recommendation_snapshots /],
     '041_portable_analyst_views.sql': [/^DROP TABLE IF EXISTS (address_nft_holdings|latest_recommendations|latest_profile_tags)$/],
     '042_scoring_fit.sql': [/^ALTER TABLE recommendations COMMENT COLUMN fof_score '/],

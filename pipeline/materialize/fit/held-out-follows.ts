@@ -1,0 +1,98 @@
+/**
+ * What the fit learns from: each sampled profile's newest follows, hidden from the graph as
+ * if not made yet. A list answers "whom does this profile follow next?", and a profile's
+ * newest follows are the nearest thing to that question the run holds.
+ *
+ * Profiles with at least two follows are sampled in the order of a hash of their dense id
+ * (the same world samples the same profiles); each hides its newest tenth, at least one
+ * (equal times in the hash's order). The hidden follows leave the graph whole: every path
+ * through them is gone too, as everyone's next follows are unknown when the lists are made.
+ *
+ * A return of a hidden follow made after it is hidden with it: it did not exist yet. So is
+ * one made at the same time where the graph's follows are pairs (all returned, as friendships
+ * are): a pair forms at once, and its other half would otherwise give the hidden follow away
+ * as a follower. Elsewhere a return at the same time (a graph without times) stays: following
+ * back is what such a return is, and what the fit must learn to value.
+ */
+import { mix32 } from '../../generate/random.ts';
+import { FollowGraph } from '../graph/follow-graph.ts';
+
+export interface HeldOutFollows {
+  /** Sampled profiles, each with the followees it hid. */
+  heldOut: Map<number, number[]>;
+  /** The graph without them. */
+  graph: FollowGraph;
+  /** Follows hidden in all. */
+  count: number;
+}
+
+export const HELD_OUT_SHARE = 0.1;
+
+export function heldOutFollows(g: FollowGraph, sampleSize: number, fold = 0, maxFollows = Infinity): HeldOutFollows {
+  const eligible: number[] = [];
+  for (let p = 0; p < g.nodes; p++) if (g.outDegree(p) >= 2) eligible.push(p);
+  eligible.sort((a, b) => mix32(a ^ 0x5bd1e995) - mix32(b ^ 0x5bd1e995) || a - b);
+  const heldOut = new Map<number, number[]>();
+  const hidden = new Uint8Array(g.edges);
+  const pairs = returnedShare(g) >= PAIR_GRAPH_SHARE;
+  let count = 0;
+  for (const p of eligible.slice(0, sampleSize)) {
+    if (count >= maxFollows) break;
+    const start = g.out.offsets[p]!;
+    const edges = Array.from({ length: g.outDegree(p) }, (_, i) => start + i);
+    edges.sort((a, b) => g.outTimes[b]! - g.outTimes[a]! || mix32(g.out.targets[a]! ^ p) - mix32(g.out.targets[b]! ^ p) || a - b);
+    const share = Math.max(1, Math.round(HELD_OUT_SHARE * edges.length));
+    // Fold f rewinds the profile to before its f-th newest share of follows: those are to be
+    // found, and every newer one is gone too. A profile with too few follows sits it out.
+    if ((fold + 1) * share >= edges.length) continue;
+    const newest = edges.slice(fold * share, (fold + 1) * share);
+    for (const e of edges.slice(0, (fold + 1) * share)) {
+      hidden[e] = 1;
+      const back = edgeBetween(g, g.out.targets[e]!, p);
+      if (back >= 0 && (g.outTimes[back]! > g.outTimes[e]! || (pairs && g.outTimes[back] === g.outTimes[e]))) hidden[back] = 1;
+    }
+    heldOut.set(p, newest.map((e) => g.out.targets[e]!));
+    count += newest.length;
+  }
+  return { heldOut, graph: withoutEdges(g, hidden), count };
+}
+
+/** A graph where at least this share of follows are returned is a graph of pairs. */
+const PAIR_GRAPH_SHARE = 0.95;
+
+/** The share of follows whose followee follows back. */
+export function returnedShare(g: FollowGraph): number {
+  let returned = 0;
+  for (let p = 0; p < g.nodes; p++) {
+    for (let i = g.out.offsets[p]!, end = g.out.offsets[p + 1]!; i < end; i++) if (edgeBetween(g, g.out.targets[i]!, p) >= 0) returned++;
+  }
+  return g.edges === 0 ? 0 : returned / g.edges;
+}
+
+/** The position in g.out of the follow from -> to, or -1. */
+function edgeBetween(g: FollowGraph, from: number, to: number): number {
+  // Lists are ordered by popularity, not id: scan the shorter side.
+  const start = g.out.offsets[from]!;
+  const end = g.out.offsets[from + 1]!;
+  for (let i = start; i < end; i++) if (g.out.targets[i] === to) return i;
+  return -1;
+}
+
+/** The graph without the out-edges marked in `hidden` (positions in g.out). */
+function withoutEdges(g: FollowGraph, hidden: Uint8Array): FollowGraph {
+  const kept = g.edges - hidden.reduce((n, h) => n + h, 0);
+  const from = new Uint32Array(kept);
+  const to = new Uint32Array(kept);
+  const times = new Uint32Array(kept);
+  let e = 0;
+  for (let p = 0; p < g.nodes; p++) {
+    for (let i = g.out.offsets[p]!, end = g.out.offsets[p + 1]!; i < end; i++) {
+      if (hidden[i]) continue;
+      from[e] = p;
+      to[e] = g.out.targets[i]!;
+      times[e] = g.outTimes[i]!;
+      e++;
+    }
+  }
+  return FollowGraph.of(g.nodes, from, to, times);
+}

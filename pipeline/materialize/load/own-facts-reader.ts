@@ -1,0 +1,123 @@
+/**
+ * A caller's own facts read live from ClickHouse and put in a world's terms (rank/own-facts.ts):
+ * its follows both ways, whom its handle follows, its counterparties and its collections,
+ * as they are now, whether or not the world (loaded at the last run) held the caller. What the
+ * world does not know (a profile newer than it) is left out; the rest of the graph is the
+ * world's.
+ */
+import { z } from 'zod';
+import type { ClickHouse, QuerySettings } from '../../../shared/clickhouse/client.ts';
+import { momentAt } from '../graph/follow-moments.ts';
+import type { World } from '../graph/world.ts';
+import type { OwnFacts } from '../rank/own-facts.ts';
+import { GrowableFloat64, GrowableUint32 } from './growable.ts';
+import type { InputRules } from './inputs-sql.ts';
+import { collectionKey } from './world-loader.ts';
+import { ownCounterpartiesSql, ownFolloweesSql, ownFollowersSql, ownHoldingsSql, ownProfileSql, ownSocialFollowsSql } from './own-facts-sql.ts';
+import { writtenOutTransfers } from './own-transfers.ts';
+import { readRows } from './row-binary.ts';
+
+const profileRow = z.object({ addresses: z.array(z.string()), social_username: z.string() });
+
+/** The caller's facts, or undefined when no profile has that id. */
+export async function readOwnFacts(ch: ClickHouse, world: World, profileId: string, rules: InputRules, settings: QuerySettings): Promise<OwnFacts | undefined> {
+  const [profile] = await ch.query(ownProfileSql(profileId), profileRow);
+  if (!profile) return undefined;
+  // An address that counts for nobody (a hub, a labelled contract) does not count for its profile either.
+  const counted = profile.addresses.filter((address) => !world.excluded.has(address));
+  const [followees, followers, social, transfers] = await Promise.all([
+    readFollows(ch, world, ownFolloweesSql(profileId), settings),
+    readFollows(ch, world, ownFollowersSql(profileId), settings),
+    profile.social_username === '' ? Promise.resolve(new Uint32Array(0)) : readSocial(ch, world, profile.social_username, settings),
+    counted.length === 0 ? Promise.resolve(undefined) : readTransfers(ch, world, counted, rules, settings),
+  ]);
+  const profileNumber = world.profiles.numberOf(profileId);
+  const self = (p: number) => p !== profileNumber;
+  const newestFollow = followees.times.reduce((a, b) => Math.max(a, b), 0);
+  return {
+    profile: profileNumber,
+    followees: followees.profiles.filter(self),
+    followers: followers.profiles.filter(self),
+    followerTimes: followers.times.filter((_, i) => self(followers.profiles[i]!)),
+    newestFollow,
+    newestMoment: world.moments && followees.profiles.length > 0 ? momentAt(world.moments, newestFollow) : -1,
+    social: social.filter(self),
+    counterparties: transfers?.counterparties ?? { profile: new Uint32Array(0), weight: new Float64Array(0), chainId: new Uint32Array(0), transfers: new Uint32Array(0), last: new Uint32Array(0) },
+    holdings: transfers?.holdings ?? new Uint32Array(0),
+  };
+}
+
+async function readFollows(ch: ClickHouse, world: World, statement: Parameters<ClickHouse['rowBinary']>[0], settings: QuerySettings) {
+  const profiles = new GrowableUint32();
+  const times = new GrowableUint32();
+  await readRows(ch.rowBinary(statement, settings), (row) => {
+    const [start, end] = row.stringBytes();
+    const p = world.profiles.lookup(row.buffer, start, end);
+    const time = row.uint32();
+    if (p < 0) return;
+    profiles.push(p);
+    times.push(time);
+  });
+  return { profiles: profiles.done(), times: times.done() };
+}
+
+async function readSocial(ch: ClickHouse, world: World, handle: string, settings: QuerySettings): Promise<Uint32Array> {
+  const followed = new GrowableUint32();
+  await readRows(ch.rowBinary(ownSocialFollowsSql(handle), settings), (row) => {
+    const [start, end] = row.stringBytes();
+    const h = world.handles.lookup(row.buffer, start, end);
+    if (h >= 0) followed.push(world.handleOwner[h]!);
+  });
+  return followed.done();
+}
+
+/** The caller's counterparties among the world's profiles (one row per profile: chains combined as a run does) and its eligible collections. */
+async function readTransfers(ch: ClickHouse, world: World, addresses: string[], rules: InputRules, settings: QuerySettings) {
+  const own = await writtenOutTransfers(ch, addresses, settings);
+  const byProfile = new Map<number, { weight: number; chainId: number; chainWeight: number; transfers: number; last: number }>();
+  const holdings = new Set<number>();
+  await Promise.all([
+    readRows(ch.rowBinary(ownCounterpartiesSql(rules, world.asOf, own), settings), (row) => {
+      const other = row.string();
+      const chainId = row.uint32();
+      const transfers = row.uint32();
+      const last = row.uint32();
+      const weight = row.float64();
+      const a = world.addresses.numberOf(other);
+      // Hubs, exchanges and the like count for nobody, as in the run.
+      if (a < 0 || world.excluded.has(other)) return;
+      const c = world.addressOwner[a]!;
+      const held = byProfile.get(c) ?? { weight: 0, chainId, chainWeight: -1, transfers: 0, last: 0 };
+      held.weight += weight;
+      held.transfers += transfers;
+      held.last = Math.max(held.last, last);
+      if (weight > held.chainWeight || (weight === held.chainWeight && chainId < held.chainId)) {
+        held.chainWeight = weight;
+        held.chainId = chainId;
+      }
+      byProfile.set(c, held);
+    }),
+    readRows(ch.rowBinary(ownHoldingsSql(own), settings), (row) => {
+      const chainId = row.uint32();
+      const contract = row.string();
+      const collection = world.collectionIndex.get(collectionKey(chainId, contract));
+      if (collection !== undefined) holdings.add(collection);
+    }),
+  ]);
+  const profiles = new GrowableUint32();
+  const weights = new GrowableFloat64();
+  const chains = new GrowableUint32();
+  const counts = new GrowableUint32();
+  const lasts = new GrowableUint32();
+  for (const [c, held] of [...byProfile].sort((a, b) => a[0] - b[0])) {
+    profiles.push(c);
+    weights.push(held.weight);
+    chains.push(held.chainId);
+    counts.push(held.transfers);
+    lasts.push(held.last);
+  }
+  return {
+    counterparties: { profile: profiles.done(), weight: weights.done(), chainId: chains.done(), transfers: counts.done(), last: lasts.done() },
+    holdings: Uint32Array.from([...holdings].sort((a, b) => a - b)),
+  };
+}
