@@ -1,5 +1,5 @@
 /**
- * What bench:materialize and bench:materialize-shards load a generated world with: each
+ * What bench:materialize loads a generated world with: each
  * kind's rows straight into its table, validated by the kind's schema, stamped as ingested
  * `ingestedBeforeSeconds` ago. The benches measure the nightly run, not ingestion.
  */

@@ -37,9 +37,10 @@ export interface ServingKeys {
  * it reads none of the lists an older version stored (they expire with their TTL). Until the
  * next nightly run republishes them, a caller whose list is missing gets it republished from
  * the snapshot by the on-demand job (pipeline/materialize/cold-start.ts), as a new user does.
- * v1 was JSON, one object per list; v2 JSON, one entry per line; v3 TabSeparated.
+ * v1 was JSON, one object per list; v2 JSON, one entry per line; v3 TabSeparated; v4 the
+ * same with the reason kinds 5-7 (follows you, popular, network: migration 057).
  */
-export const SERVED_LIST_FORMAT = 'v3';
+export const SERVED_LIST_FORMAT = 'v4';
 
 /**
  * How many hashes the profiles mirror is split into on a Redis Cluster: at 100 M profiles
@@ -72,11 +73,11 @@ export function servingKeys(config: Pick<Config, 'QUEUE_PREFIX' | 'SERVING_REDIS
   };
 }
 
-/** One recommendation: [candidateId, reasonKind (1..4, REASON_KINDS), reasonChainId, reasonSubject]. */
+/** One recommendation: [candidateId, reasonKind (1..7, REASON_KINDS), reasonChainId, reasonSubject]. */
 export type ServedEntry = [candidateId: string, reasonKind: number, reasonChainId: number, reasonSubject: string];
 
-/** A stored entry line: a profile id (an identifier, shared/records/fields.ts), a kind 1-4, a chain id, then the subject (any text, escaped). */
-const storedEntryLine = z.string().regex(/^[A-Za-z0-9_.:@-]+\t[1-4]\t\d+\t[^\t]*$/, 'not a stored entry');
+/** A stored entry line: a profile id (an identifier, shared/records/fields.ts), a kind 1-7, a chain id, then the subject (any text, escaped). */
+const storedEntryLine = z.string().regex(/^[A-Za-z0-9_.:@-]+\t[1-7]\t\d+\t[^\t]*$/, 'not a stored entry');
 
 /** A profile's list: its best entries in rank order, and whether ClickHouse holds more (`m` = 1). */
 export interface ServedList {
@@ -84,7 +85,8 @@ export interface ServedList {
   e: ServedEntry[];
 }
 
-export const REASON_KINDS = ['social', 'counterparty', 'nft', 'friend_of_friend'] as const;
+/** Reason kinds as the recommendations table numbers them (1 is social): the interface's four, then the engine's three (migration 057). */
+export const REASON_KINDS = ['social', 'counterparty', 'nft', 'friend_of_friend', 'follows_you', 'popular', 'network'] as const;
 export type ReasonKind = (typeof REASON_KINDS)[number];
 
 /** The mirror's encoding of a follow state: newer states compare greater; the low bit is `active`. */

@@ -13,9 +13,20 @@ export type ReasonSettings = Pick<Config, 'SOCIAL_NETWORK_NAME' | 'CHAIN_NAMES'>
 /** Name and avatar by profile id, for the profiles a page names ('' when unknown). */
 export type ProfileNames = Map<string, Pick<ProfileSummary, 'name' | 'avatar'>>;
 
-/** The four reason forms, exactly as the interface states them. */
+/**
+ * The interface's four reason forms, exactly as it states them, and the engine's three for a
+ * candidate none of the four is true of (docs/api.md): one who follows the caller and whom no
+ * friend links to it, one of the most followed filling the list, and one linked only by walks
+ * and paths no other form names.
+ */
 function reasonText(settings: ReasonSettings, row: RecommendationRow, profiles: ProfileNames): string {
   switch (row.reason_kind) {
+    case 'follows_you':
+      return 'Follows you';
+    case 'popular':
+      return 'Popular';
+    case 'network':
+      return 'In your network';
     case 'social':
       return `Following on ${settings.SOCIAL_NETWORK_NAME}`;
     case 'counterparty':

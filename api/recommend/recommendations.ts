@@ -5,12 +5,13 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../../shared/clickhouse/client.ts';
 import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
+import { REASON_KINDS } from '../../shared/serving.ts';
 
 const snapshotRow = z.object({ snapshot_id: z.coerce.number() });
 const recommendationRow = z.object({
   rank: z.coerce.number(),
   candidate_id: z.string(),
-  reason_kind: z.enum(['social', 'counterparty', 'nft', 'friend_of_friend']),
+  reason_kind: z.enum(REASON_KINDS),
   reason_chain_id: z.coerce.number(),
   reason_subject: z.string(),
 });

@@ -32,7 +32,7 @@ end
 -- Profile ids are identifiers, held in the line as they are: candidate first, the subject last.
 local candidates, ids = {}, {}
 for i = 1, math.min(#lines, limit) do
-  local candidate, kind, subject = string.match(lines[i], '^([^\t]+)\t([1-4])\t%d+\t([^\t]*)$')
+  local candidate, kind, subject = string.match(lines[i], '^([^\t]+)\t([1-7])\t%d+\t([^\t]*)$')
   if not candidate then return redis.error_reply('malformed entry at rank ' .. (after + i)) end
   candidates[i] = candidate
   ids[#ids + 1] = candidate

@@ -10,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { profileIdForAddress } from '../../api/auth/auth.ts';
-import { dropExpiredSnapshots } from '../../pipeline/materialize/snapshots.ts';
+import { dropExpiredSnapshots } from '../../pipeline/materialize/publish/snapshots.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { useApi } from '../support/api-harness.ts';
 import { waitFor } from '../support/child-process.ts';

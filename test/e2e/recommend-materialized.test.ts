@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { profileIdForAddress } from '../../api/auth/auth.ts';
-import { ON_DEMAND_BUCKET } from '../../pipeline/materialize/cold-start.ts';
+import { ON_DEMAND_BUCKET } from '../../pipeline/materialize/run/on-demand-lists.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import * as world from '../fixtures/small-world.ts';
 import { useApi } from '../support/api-harness.ts';
@@ -52,25 +52,27 @@ describe('a new wallet with on-chain history', () => {
 
     const { status, body } = await recommend(token);
     expect(status).toBe(200);
-    // Rare Frogs had 3 holders in the snapshot: 1/ln 4 each, so the more followed first (Me:
-    // Fiona and Hank), then by profile_id (Erin and Frank: nobody); bob: ln(1 + 1).
+    // The world is too small to fit, so the default weights rank (DEFAULT_WEIGHTS): bob, its
+    // counterparty, 1.5 × ln(1 + 1) = 1.04; Rare Frogs' 3 holders in the snapshot, 1 × ln(1 +
+    // 1/ln 4) = 0.54 each, plus popularity 0.3 × ln(1 + followers) for Me (Fiona and Hank
+    // follow me: 0.33), Erin and Frank equal (nobody follows them), by profile_id.
     expect(body).toEqual({
       code: '0',
       desc: 'success',
       data: {
         cursor: '',
         list: [
+          { profileId: 'p_bob', name: 'Bob', avatar: '', recommendReason: 'Counterparty on Ethereum', following: false },
           { profileId: 'p_me', name: 'Me', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
           { profileId: 'p_erin', name: 'Erin', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
           { profileId: 'p_frank', name: 'Frank', avatar: '', recommendReason: 'Holder of Rare Frogs', following: false },
-          { profileId: 'p_bob', name: 'Bob', avatar: '', recommendReason: 'Counterparty on Ethereum', following: false },
-          // Then the most followed, each named after its most followed follower: Fiona, Gina
-          // (2 followers; Me, listed already, too), then Felix, Hank, Ivan and J1-J4 (1).
-          ...[['fiona', 'Me'], ['gina', 'Fiona'], ['felix', 'Me'], ['hank', 'Fiona'], ...['ivan', 'j1', 'j2', 'j3', 'j4'].map((p) => [p, 'Felix'])].map(([p, by]) => ({
-            profileId: `p_${p!}`,
-            name: p![0]!.toUpperCase() + p!.slice(1),
+          // Then the most followed: Fiona, Gina (2 followers; Me, listed already, too), then
+          // Felix, Hank, Ivan and J1-J4 (1), each "Popular": no friend of the wallet follows them.
+          ...['fiona', 'gina', 'felix', 'hank', 'ivan', 'j1', 'j2', 'j3', 'j4'].map((p) => ({
+            profileId: `p_${p}`,
+            name: p[0]!.toUpperCase() + p.slice(1),
             avatar: '',
-            recommendReason: `Followed by ${by}`,
+            recommendReason: 'Popular',
             following: false,
           })),
         ],
@@ -86,25 +88,29 @@ describe('a new wallet with on-chain history', () => {
   it('sees whom it follows now, not as of the snapshot', async () => {
     const me = profileIdForAddress(address);
     await ingestRecords(api, { follows: [{ followerProfileId: me, followeeProfileId: 'p_erin', followedAt: world.T }] });
-    const { body } = await recommend(token, '?limit=2');
-    expect(body.data.list.map((u: { following: boolean }) => u.following)).toEqual([false, true]);
+    const { body } = await recommend(token, '?limit=3');
+    expect(body.data.list.map((u: { following: boolean }) => u.following)).toEqual([false, false, true]);
     expect(body.data.cursor).not.toBe('');
   });
 });
 
 describe('an existing user', () => {
-  it('reads the nightly list with names and the four reason texts', async () => {
-    // p_me's wallets are not keys we hold: read p_me's list through a token made for it.
+  it('reads the nightly list with names and its reasons in words', async () => {
+    // p_me's wallets are not keys we hold: read p_me's list through a token made for it. With
+    // the default weights (small-world.ts): hank follows me (3) and Fiona, whom I follow,
+    // follows him; gina is followed by both my friends and by my handle (social 2 beats her
+    // friends' 1.38); bob is my counterparty (1.5 × ln 5 = 2.41); ivan, j1 and j2 are followed
+    // by Felix, whom I follow, and walks from me reach them (2.2 each, more than alice's 2).
     const token = await api.unifiedTokenFor('p_me', world.addressOf('me-1'));
     const { body } = await recommend(token, '?limit=6');
     expect(body.data.list.map((u: { profileId: string; recommendReason: string }) => [u.profileId, u.recommendReason])).toEqual([
-      ['p_gina', 'Followed by Fiona'],
-      ['p_erin', 'Holder of Tiny Cats'],
+      ['p_hank', 'Follows you'],
+      ['p_gina', 'Following on Twitter'],
       ['p_bob', 'Counterparty on Ethereum'],
-      ['p_hank', 'Followed by Fiona'],
-      ['p_alice', 'Following on Twitter'],
-      ['p_frank', 'Holder of Rare Frogs'],
+      ['p_ivan', 'Followed by Felix'],
+      ['p_j1', 'Followed by Felix'],
+      ['p_j2', 'Followed by Felix'],
     ]);
-    expect(body.data.list[0]).toMatchObject({ name: 'Gina', following: false });
+    expect(body.data.list[0]).toMatchObject({ name: 'Hank', following: false });
   });
 });

@@ -7,8 +7,8 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { verifyAndDecryptWithSignatureShares } from '@lit-protocol/crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { decryptTagsWithKey, tagDecryptionParams } from '../../shared/tag-crypto/tag-ciphertext.ts';
-import { beginSnapshot, setSnapshotStatus } from '../../pipeline/materialize/snapshots.ts';
-import { writeProfileTags } from '../../pipeline/materialize/profile-tags.ts';
+import { beginSnapshot, setSnapshotStatus } from '../../pipeline/materialize/publish/snapshots.ts';
+import { writeProfileTags } from '../../pipeline/materialize/write/profile-tags.ts';
 import { authSigOf, custodianDecryptor, SoulgraphClient, TagDecryptionError, type TagAuthorization } from '../../sdk/index.ts';
 import { useApi } from '../support/api-harness.ts';
 import { waitFor } from '../support/child-process.ts';

@@ -7,7 +7,7 @@
  * chain and rolled back, and compacted; then both engines' tables are compared row by row.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +27,7 @@ import { runBackfill } from '../../pipeline/chain/backfill-run.ts';
 import { chainSource } from '../../pipeline/chain/chain-source.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
 import { generateWorld, generatedKinds } from '../../pipeline/generate/world-generator.ts';
-import { ON_DEMAND_BUCKET } from '../../pipeline/materialize/cold-start.ts';
-import { literalRowsSql } from '../../pipeline/materialize/literal-rows.ts';
+import { ON_DEMAND_BUCKET } from '../../pipeline/materialize/run/on-demand-lists.ts';
 import { compactTables } from '../../pipeline/maintenance/compact-tables.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
 import { useApi } from '../support/api-harness.ts';
@@ -50,10 +49,8 @@ afterAll(async () => {
 // Several buckets, as a real nightly run over many profiles has.
 // Every statement runs twice here (18.16, then chdb): a new wallet's on-demand list gets the
 // time that takes under a loaded CI machine (CI once saw 503 at the default 5 s).
-// Paths no reason can name reorder every list here (where the fit would choose), so that both
-// engines run that part of the ranking too.
 const api = useApi(
-  { REC_PROFILES_PER_BUCKET: '100', COLD_START_WAIT_MS: '30000', REC_UNNAMED_PATHS: 'always' },
+  { REC_PROFILES_PER_BUCKET: '100', COLD_START_WAIT_MS: '30000' },
   { late: () => ({ CLICKHOUSE_URL: tee.url }) },
 );
 
@@ -115,7 +112,7 @@ async function tablesThatDiffer(): Promise<string[]> {
   const ch = engine(inject('clickhouseUrl'));
   const tables = await ch.query(sql`SELECT name, engine FROM system.tables WHERE database = ${database} AND name != 'schema_migrations' ORDER BY name`, tableRow);
   await ch.close();
-  expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['recommendations', 'profile_tags', 'mat_fof_forward', 'latest_recommendations']));
+  expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['recommendations', 'profile_tags', 'ranking_models', 'latest_recommendations']));
   const differences: string[] = [];
   for (const { name, engine: tableEngine } of tables) {
     const first = await contentOf(inject('clickhouseUrl'), database, name, tableEngine);
@@ -144,9 +141,8 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     // Not an empty world: most profiles have a list, many have a long one.
     expect(counts!.profiles).toBeGreaterThan(PROFILES * 0.8);
     expect(counts!.rows).toBeGreaterThan(PROFILES * 20);
-    // Its follows have times of their own, so new followers (counted twice) are compared too.
-    const [fresh] = await api.ch.query(sql`SELECT count() AS rows FROM mat_new_followers WHERE snapshot_id = ${snapshotId}`, z.object({ rows: z.coerce.number() }));
-    expect(fresh!.rows).toBeGreaterThan(PROFILES / 10);
+    // Every list was ranked from rows both engines read alike (each read compared as text).
+    expect(tee.statements().filter((s) => /FORMAT RowBinary\s*$/.test(s)).length).toBeGreaterThanOrEqual(6);
   });
 
   it('answer the API the same: deep recommendation pages, sbt/list by each identifier, tags and API keys', async () => {
@@ -302,17 +298,6 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     expect(divergencesOfThisTest()).toEqual([]);
   });
 
-  it('evaluate quality the same (soulgraph eval)', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'soulgraph-parity-eval-'));
-    const edges = path.join(dir, 'ring.txt');
-    const lines: string[] = [];
-    for (let a = 0; a < 40; a++) for (const step of [1, 2, 3, 7]) lines.push(`${a}\t${(a + step) % 40}`);
-    await writeFile(edges, `${lines.join('\n')}\n`);
-    const { code, output } = await runSoulgraph(['eval', '--edges', edges, '--holdout', '0.2', '--seed', '2', '--k', '5', '--out', dir], api.env);
-    expect(code, output).toBe(0);
-    expect(divergencesOfThisTest()).toEqual([]);
-  }, 180_000);
-
   it('sent every statement to both, from ingestion to compaction, found no answer that differs, and hold the same tables', async () => {
     expect(await tablesThatDiffer()).toEqual([]);
     const { compared, uncompared } = tee.counts();
@@ -321,7 +306,7 @@ describe('ClickHouse 18.16 and current ClickHouse, statement by statement', () =
     expect(uncompared).toBeLessThan(compared / 2);
     // Every kind of statement went through: migrations, inserts, the nightly run, mutations.
     const sent = tee.statements().join('\n');
-    for (const shape of ['CREATE VIEW latest_recommendations', 'INSERT INTO recommendations', 'INSERT INTO mat_fof_forward', 'ALTER TABLE', 'OPTIMIZE TABLE']) {
+    for (const shape of ['CREATE VIEW latest_recommendations', 'INSERT INTO `recommendations`', 'FORMAT Native', 'FROM follows FINAL', 'ALTER TABLE', 'OPTIMIZE TABLE']) {
       expect(sent).toContain(shape);
     }
   });
@@ -350,24 +335,24 @@ describe('settings the client sets on every query', () => {
       await ch.close();
     }
   });
-
-  it('reads a Float64 that literalRowsSql writes back bit for bit on both (an on-demand list names its ranked rows that way)', async () => {
-    // Scores as the ranking makes them (rounded to 9 places) and raw doubles, over 12 orders of magnitude.
-    const doubles = sql`
-      SELECT number AS n, (rand64(number) / 18446744073709551615.0) * pow(10, (number % 12) - 6) AS raw, round(raw, 9) AS rounded
-      FROM numbers(3000)`;
-    for (const url of [inject('clickhouseUrl'), inject('chdbUrl')]) {
-      const ch = engine(url);
-      const read = await ch.query(sql`SELECT raw, rounded, hex(reinterpretAsString(raw)) AS raw_bits, hex(reinterpretAsString(rounded)) AS rounded_bits FROM (${doubles})`, z.object({ raw: z.number(), rounded: z.number(), raw_bits: z.string(), rounded_bits: z.string() }));
-      const written = literalRowsSql(0, { raw: 'Float64', rounded: 'Float64' }, { raw: read.map((r) => r.raw), rounded: read.map((r) => r.rounded) });
-      const back = await ch.query(sql`SELECT hex(reinterpretAsString(raw)) AS raw_bits, hex(reinterpretAsString(rounded)) AS rounded_bits FROM (${written})`, z.object({ raw_bits: z.string(), rounded_bits: z.string() }), { max_query_size: String(16 * 1024 * 1024) });
-      expect(back, url).toEqual(read.map((r) => ({ raw_bits: r.raw_bits, rounded_bits: r.rounded_bits })));
-      await ch.close();
-    }
-  });
 });
 
 describe('the engine tee', () => {
+  it('compares a RowBinary answer as the same SELECT in text, and hands the stack the bytes', async () => {
+    const probe = await startEngineTee(inject('clickhouseUrl'), inject('chdbUrl'));
+    try {
+      const statement = 'SELECT toUInt32(number) AS n, toString(number) AS s FROM numbers(3)\nFORMAT RowBinary';
+      const response = await fetch(probe.url, { method: 'POST', body: statement });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      // Three rows: a UInt32 (4 bytes), then a String (its length, then its one digit).
+      expect([...bytes]).toEqual([0, 0, 0, 0, 1, 48, 1, 0, 0, 0, 1, 49, 2, 0, 0, 0, 1, 50]);
+      expect(probe.counts()).toEqual({ compared: 1, uncompared: 0 });
+      expect(probe.divergences()).toEqual([]);
+    } finally {
+      await probe.close();
+    }
+  });
+
   it('tells the engines apart where a JOIN changed its meaning (ANY INNER keeps one row per key on current versions)', async () => {
     const probe = await startEngineTee(inject('clickhouseUrl'), inject('chdbUrl'));
     try {

@@ -1,14 +1,14 @@
 /**
  * A list computed on demand reads its caller's NFTs from the caller's own transfers alone
- * (signal-inputs.ts holdingsOfSql), not from the view nft_holdings, which sums every transfer
+ * (load/own-facts-sql.ts holdingsOfSql), not from the view nft_holdings, which sums every transfer
  * ever made. The two must agree: a holder's balance of a token is the sum of the transfers
  * to and from it, whatever else moved. Either way the caller's transfers are found
  * (own-transfers.ts): by subqueries as the statement runs, or by their keys written out.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { holdingsOfSql } from '../../pipeline/materialize/signal-inputs.ts';
-import { ownTransfersSql, writtenOutTransfers, type OwnTransfers } from '../../pipeline/materialize/own-transfers.ts';
+import { holdingsOfSql } from '../../pipeline/materialize/load/own-facts-sql.ts';
+import { ownTransfersSql, writtenOutTransfers, type OwnTransfers } from '../../pipeline/materialize/load/own-transfers.ts';
 import { inList, sql } from '../../shared/clickhouse/sql-literal.ts';
 import { numberedNftTransfer } from '../fixtures/nft-transfers.ts';
 import { ingestRecords } from '../support/pipeline-harness.ts';

@@ -27,7 +27,7 @@ import { encodeServedList, servingKeys } from '../../shared/serving.ts';
 import { createServedLists } from '../../api/recommend/served-lists.ts';
 import { createServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
-import { dropSnapshotPartitions } from '../../pipeline/materialize/snapshot-partitions.ts';
+import { dropSnapshotPartitions } from '../../pipeline/materialize/publish/snapshot-partitions.ts';
 import { COMPACTED_TABLES, compactTables } from '../../pipeline/maintenance/compact-tables.ts';
 import { clusterReport } from '../../pipeline/cli/status.command.ts';
 import { registerReplicationLag } from '../../pipeline/metrics/replication-lag.ts';

@@ -216,6 +216,34 @@ describe('migrations', () => {
     await before.drop();
   });
 
+  it('drops the SQL ranking\'s scratch tables and keeps the snapshots\' rows, which may then name the new reasons (057)', async () => {
+    const before = await databaseBefore('057_in_memory_ranking.sql');
+    const { db } = before;
+    await env.ch.command(sql`
+      INSERT INTO ${db}.recommendations (snapshot_id, bucket, profile_id, rank, candidate_id, score, reason_kind, reason_chain_id, reason_subject, social_score, counterparty_score, nft_score, fof_score)
+      VALUES (3, 0, 'p_a', 1, 'p_b', 1.5, 'friend_of_friend', 0, 'p_c', 0, 0, 0, 1.5)`);
+    const tables = async () => (await env.ch.query(sql`SELECT name FROM system.tables WHERE database = ${before.db.text.replace(/`/g, '')} ORDER BY name`, tableRow)).map((t) => t.name);
+    expect((await tables()).filter((t) => t.startsWith('mat_')).length).toBe(29);
+
+    expect(await before.apply()).toEqual(['057_in_memory_ranking']);
+    expect((await tables()).filter((t) => t.startsWith('mat_'))).toEqual([]);
+    expect(await tables()).toContain('ranking_models');
+    await env.ch.command(sql`
+      INSERT INTO ${db}.recommendations (snapshot_id, bucket, profile_id, rank, candidate_id, score, reason_kind, reason_chain_id, reason_subject, social_score, counterparty_score, nft_score, fof_score)
+      VALUES (3, 0, 'p_a', 2, 'p_d', 1, 'follows_you', 0, '', 0, 0, 0, 1), (3, 0, 'p_a', 3, 'p_e', 0, 'popular', 0, '', 0, 0, 0, 0), (3, 0, 'p_a', 4, 'p_f', 0.5, 'network', 0, '', 0, 0, 0, 0.5)`);
+    const kept = await env.ch.query(
+      sql`SELECT candidate_id, toString(reason_kind) AS kind FROM ${db}.recommendations ORDER BY rank`,
+      z.object({ candidate_id: z.string(), kind: z.string() }),
+    );
+    expect(kept).toEqual([
+      { candidate_id: 'p_b', kind: 'friend_of_friend' },
+      { candidate_id: 'p_d', kind: 'follows_you' },
+      { candidate_id: 'p_e', kind: 'popular' },
+      { candidate_id: 'p_f', kind: 'network' },
+    ]);
+    await before.drop();
+  });
+
   it('gives every column of every table a comment, for analysts', async () => {
     // Views take their columns' meaning from the tables they read; ClickHouse 18.16 cannot comment them.
     const database = env.config.CLICKHOUSE_DATABASE;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
-import { writeProfileTags } from '../../pipeline/materialize/profile-tags.ts';
+import { writeProfileTags } from '../../pipeline/materialize/write/profile-tags.ts';
 import { ingestFiles, writeJsonLines } from '../support/pipeline-harness.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 

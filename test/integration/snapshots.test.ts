@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
-import { beginSnapshot, dropExpiredSnapshots, listSnapshots, setSnapshotStatus } from '../../pipeline/materialize/snapshots.ts';
+import { beginSnapshot, dropExpiredSnapshots, listSnapshots, setSnapshotStatus } from '../../pipeline/materialize/publish/snapshots.ts';
 import { useTestEnvironment } from '../support/test-environment.ts';
 
 const env = useTestEnvironment();

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { deleteBlockSpan } from '../../pipeline/chain/reorg.ts';
-import { transferKeysSql, writtenOutTransfers, type TransferTable } from '../../pipeline/materialize/own-transfers.ts';
-import { holdingsOfSql } from '../../pipeline/materialize/signal-inputs.ts';
+import { transferKeysSql, writtenOutTransfers, type TransferTable } from '../../pipeline/materialize/load/own-transfers.ts';
+import { holdingsOfSql } from '../../pipeline/materialize/load/own-facts-sql.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { numberedNftTransfer } from '../fixtures/nft-transfers.ts';
 import { ingestRecords } from '../support/pipeline-harness.ts';

@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { identifier, quoteString } from '../../shared/clickhouse/sql-literal.ts';
+import { nativeBlocksAsTabSeparated } from './native-block-text.ts';
 
 interface ChdbResult {
   bytes(): Uint8Array;
@@ -61,10 +62,21 @@ export interface ChdbHttpStatement {
   format: string;
 }
 
+/** An INSERT whose rows come in ClickHouse's binary Native format. */
+const NATIVE_INSERT = /^(INSERT INTO [\s\S]*?)\s*\(([^)]*)\)\s*FORMAT Native\s*$/;
+
 /** Reads what one HTTP request asks ClickHouse to run. */
-export function statementOf(url: URL, body: string): ChdbHttpStatement {
+export function statementOf(url: URL, raw: Buffer): ChdbHttpStatement {
   const params = url.searchParams;
-  const query = params.get('query');
+  let query = params.get('query');
+  let body = raw.toString('utf8');
+  // Binary rows cannot go inside the SQL text the engine takes: the same rows as TabSeparated.
+  const native = query === null ? null : NATIVE_INSERT.exec(query);
+  if (native) {
+    const { text } = nativeBlocksAsTabSeparated(raw);
+    query = `${native[1]} (${native[2]}) FORMAT TabSeparated`;
+    body = text;
+  }
   const settings = new Map<string, string>();
   for (const [name, value] of params) {
     if (PROTOCOL_PARAMETERS.has(name) || HTTP_ONLY_SETTINGS.has(name) || name.startsWith('param_')) continue;
@@ -120,11 +132,11 @@ function exceptionCode(message: string): string {
   return /Code: (\d+)\./.exec(message)?.[1] ?? '1001';
 }
 
-async function bodyOf(request: IncomingMessage): Promise<string> {
+async function bodyOf(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
-  return (request.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+  return request.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
 }
 
 export function chdbHttpHandler(runner: ReturnType<typeof chdbRunner>, version: string) {

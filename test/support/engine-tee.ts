@@ -35,6 +35,9 @@ export interface EngineTee {
   close(): Promise<void>;
 }
 
+/** A statement whose answer is RowBinary (the run's loads, pipeline/materialize/load/). */
+const BINARY_ANSWER = /FORMAT RowBinary\s*$/;
+
 /** Request headers passed on; compression is left out so that answers compare as text. */
 const FORWARDED_HEADERS = ['authorization', 'content-type', 'content-encoding', 'x-clickhouse-user', 'x-clickhouse-key'];
 const ANSWER_HEADERS = ['content-type', 'x-clickhouse-exception-code', 'x-clickhouse-format', 'x-clickhouse-summary', 'x-clickhouse-query-id', 'x-clickhouse-timezone'];
@@ -57,7 +60,8 @@ export async function startEngineTee(firstUrl: string, secondUrl: string): Promi
   let uncompared = 0;
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function ask(base: string, request: IncomingMessage, body: Buffer): Promise<EngineAnswer & { headers: Headers }> {
+  /** The engine's answer: its bytes as they came (RowBinary is not text), and as text for comparing. */
+  async function ask(base: string, request: IncomingMessage, body: Buffer): Promise<EngineAnswer & { headers: Headers; bytes: Buffer }> {
     const headers = new Headers();
     for (const name of FORWARDED_HEADERS) {
       const value = request.headers[name];
@@ -68,7 +72,19 @@ export async function startEngineTee(firstUrl: string, secondUrl: string): Promi
       headers,
       ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body }),
     });
-    return { status: response.status, body: await response.text(), headers: response.headers };
+    const bytes = Buffer.from(await response.arrayBuffer());
+    return { status: response.status, body: bytes.toString('utf8'), headers: response.headers, bytes };
+  }
+
+  /**
+   * A SELECT answered in RowBinary is compared as the same SELECT answered in TabSeparated by
+   * both engines: bytes would differ in a float's last bits where the rows agree within the
+   * comparison's tolerance, and a text diff of binary says nothing.
+   */
+  async function textAnswers(request: IncomingMessage, statement: string): Promise<[EngineAnswer, EngineAnswer] | undefined> {
+    if (!BINARY_ANSWER.test(statement)) return undefined;
+    const text = Buffer.from(statement.replace(BINARY_ANSWER, 'FORMAT TabSeparated'));
+    return [await ask(firstUrl, request, text), await ask(secondUrl, request, text)];
   }
 
   async function both(request: IncomingMessage, body: Buffer, arrived: number) {
@@ -89,7 +105,8 @@ export async function startEngineTee(firstUrl: string, secondUrl: string): Promi
       return first;
     }
     compared++;
-    const difference = answerDifference(statement, first, second);
+    const [firstText, secondText] = (first.status === 200 && second.status === 200 ? await textAnswers(request, statement) : undefined) ?? [first, second];
+    const difference = answerDifference(statement, firstText, secondText);
     if (difference) divergences.push({ statement, difference });
     return first;
   }
@@ -108,7 +125,7 @@ export async function startEngineTee(firstUrl: string, secondUrl: string): Promi
             const value = first.headers.get(name);
             if (value !== null) headers[name] = value;
           }
-          response.writeHead(first.status, headers).end(first.body);
+          response.writeHead(first.status, headers).end(first.bytes);
         },
         (error: unknown) => response.writeHead(502).end(`Code: 1002. DB::Exception: engine tee: ${String(error)}`),
       );

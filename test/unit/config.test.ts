@@ -43,22 +43,16 @@ describe('parseConfig defaults', () => {
     ]);
   });
 
-  it('bounds the friend-of-friend and co-holder expansion (docs/materialization.md)', () => {
+  it('bounds the paths of two hops and the co-holders a profile gets (docs/materialization.md)', () => {
     const config = parseConfig({});
-    expect([config.REC_FOF_VIA_FOLLOWEES, config.REC_FOF_PER_FOLLOWEE, config.REC_FOF_PER_FOLLOWER]).toEqual([30, 20, 20]);
-    expect(config.REC_FOF_PASS_ON_DEPTH).toBe(100);
     expect(config.REC_NFT_CANDIDATES_PER_COLLECTION).toBe(100);
     expect(config.REC_FOF_PATHS).toBe(1_000);
-    expect(config.REC_FOF_PATHS_PER_RUN).toBe(100_000_000);
+    expect(config.REC_FOF_PATHS_PER_RUN).toBe(200_000_000);
+    expect(config.REC_FIT_HELD_OUT).toBe(5_000);
+    expect(config.RANK_THREADS).toBe(0);
   });
 
-  it("fits what a path's middle weighs on 10,000 profiles' held-out follows, found in the first 50 places", () => {
-    const config = parseConfig({});
-    expect([config.REC_FIT_HELD_OUT, config.REC_FIT_PATHS, config.REC_FIT_PLACES]).toEqual([10_000, 5_000_000, 50]);
-    expect(configError({ REC_FIT_PLACES: '0' }).message).toBe('Invalid setting REC_FIT_PLACES ("0"): Too small: expected number to be >=1');
-  });
-
-  it('takes 0 friend-of-friend paths to share (each followee passes on REC_FOF_PER_FOLLOWEE), and refuses fewer', () => {
+  it('takes 0 paths per profile (only what the run budget gives), and refuses fewer', () => {
     expect(parseConfig({ REC_FOF_PATHS: '0' }).REC_FOF_PATHS).toBe(0);
     expect(configError({ REC_FOF_PATHS: '-1' }).message).toBe('Invalid setting REC_FOF_PATHS ("-1"): Too small: expected number to be >=0');
   });
@@ -69,11 +63,13 @@ describe('parseConfig defaults', () => {
     );
   });
 
-  it('refuses a pass-on depth shallower than what each followee passes on', () => {
-    expect(configError({ REC_FOF_PER_FOLLOWEE: '30', REC_FOF_PASS_ON_DEPTH: '20' }).message).toBe(
-      "Invalid setting REC_FOF_PASS_ON_DEPTH (20): how far down a followee's list the 30 it passes on (REC_FOF_PER_FOLLOWEE) are looked for, so it must be at least that",
-    );
-    expect(parseConfig({ REC_FOF_PER_FOLLOWEE: '30', REC_FOF_PASS_ON_DEPTH: '30' }).REC_FOF_PASS_ON_DEPTH).toBe(30);
+  it.each([
+    ['REC_WEIGHT_SOCIAL', 'each run fits the weights of every signal to its own newest follows'],
+    ['REC_UNNAMED_PATHS', 'each run fits the weights of every signal to its own newest follows'],
+    ['REC_FOF_VIA_FOLLOWEES', 'every hop passes on its share of the cap (REC_FOF_PATHS, REC_FOF_PATHS_PER_RUN)'],
+    ['REC_PAIRS_PER_BUCKET', 'buckets are ranked in memory, not in ClickHouse (REC_PROFILES_PER_BUCKET)'],
+  ])('refuses %s, which the SQL ranking read and nothing reads now, naming why', (setting, why) => {
+    expect(configError({ [setting]: '1' }).message).toBe(`Setting ${setting} is no longer used (${why}): remove it`);
   });
 
   it('reads numbers from their text', () => {

@@ -51,13 +51,13 @@ describe('comparing two engines\' answers', () => {
 describe('the chdb HTTP front', () => {
   it('runs an INSERT as its statement and rows, with the URL\'s settings and database', () => {
     const url = new URL('http://h/?query=INSERT+INTO+t+FORMAT+TabSeparated&database=db1&max_threads=2&send_progress_in_http_headers=1&default_format=JSONEachRow');
-    expect(statementOf(url, '1\ta\n')).toEqual({
+    expect(statementOf(url, Buffer.from('1\ta\n'))).toEqual({
       sql: 'INSERT INTO t FORMAT TabSeparated\n1\ta\n',
       database: 'db1',
       settings: new Map([['max_threads', '2']]),
       format: 'JSONEachRow',
     });
-    expect(statementOf(new URL('http://h/'), 'SELECT 1').sql).toBe('SELECT 1');
-    expect(() => statementOf(new URL('http://h/?x;y=1'), '')).toThrow(/not a setting name/);
+    expect(statementOf(new URL('http://h/'), Buffer.from('SELECT 1')).sql).toBe('SELECT 1');
+    expect(() => statementOf(new URL('http://h/?x;y=1'), Buffer.alloc(0))).toThrow(/not a setting name/);
   });
 });

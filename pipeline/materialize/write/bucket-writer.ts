@@ -42,7 +42,9 @@ export async function writeBucket(
   target: BucketTarget,
 ): Promise<BucketWritten> {
   const started = performance.now();
-  const queues = Array.from({ length: INSERT_STREAMS }, () => new BlockQueue(2));
+  const batches = Math.ceil(members.length / BATCH);
+  // Each stream gets a batch at least: current ClickHouse refuses an INSERT with no rows.
+  const queues = Array.from({ length: Math.min(INSERT_STREAMS, batches) }, () => new BlockQueue(2));
   const inserts = queues.map((queue) =>
     ch.insertBinary('recommendations', RECOMMENDATION_COLUMNS, 'Native', queue).catch((error: Error) => {
       for (const q of queues) q.fail(error);
@@ -54,18 +56,18 @@ export async function writeBucket(
   let rankSeconds = 0;
   const publishing: Promise<void>[] = [];
   // Each lane ranks one batch after another; twice as many lanes as threads keep them busy.
-  const lane = async (index: number) => {
-    for (let batch = next++; batch * BATCH < members.length; batch = next++) {
+  const lane = async () => {
+    for (let batch = next++; batch < batches; batch = next++) {
       const profiles = members.slice(batch * BATCH, (batch + 1) * BATCH);
       const ranked = await pool.rank({ profiles, model, snapshotId: target.snapshotId, bucket: target.bucket, servingDepth: target.servingDepth });
       rows += ranked.rows;
       publishing.push(serving.lists(storedLists(world, target.snapshotId, ranked.lists, ranked.listProfiles, ranked.listEnds)));
-      await queues[index % INSERT_STREAMS]!.push(Buffer.from(ranked.block.buffer, ranked.block.byteOffset, ranked.block.byteLength));
+      await queues[batch % queues.length]!.push(Buffer.from(ranked.block.buffer, ranked.block.byteOffset, ranked.block.byteLength));
     }
   };
   let failure: unknown;
   try {
-    await Promise.all(Array.from({ length: pool.size * 2 }, (_, i) => lane(i)));
+    await Promise.all(Array.from({ length: pool.size * 2 }, lane));
     rankSeconds = (performance.now() - started) / 1000;
   } catch (error) {
     failure = error;
