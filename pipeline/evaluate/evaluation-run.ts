@@ -192,6 +192,6 @@ function fitLine(fit: FitReport, budget: PathBudget): string {
   return (
     `fitted: ${fit.model.source} weights (${weights}); of ${fit.heldOut} held-out follows of ${fit.profiles} profiles, ${fit.candidates} among their candidates, ` +
     `${fit.foundByDefault} in the first 50 under the default weights, ${fit.foundByFitted} under the fitted ones; ` +
-    `${budget.cap === Number.MAX_SAFE_INTEGER ? 'every' : budget.cap} paths per profile (of ${budget.pathsInAll} in all)`
+    (budget.every ? `every path of every profile (${budget.pathsInAll} in all)` : `at most ${budget.cap} paths per profile (of ${budget.pathsInAll} in all)`)
   );
 }

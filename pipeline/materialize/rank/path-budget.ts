@@ -11,6 +11,8 @@ import { pathsOf } from './path-sources.ts';
 export interface PathBudget {
   /** Paths a profile gets at most. */
   cap: number;
+  /** Whether every profile gets every path (the run's paths in all fit its budget). */
+  every: boolean;
   /** Paths of every profile, unbounded, and those the cap leaves. */
   pathsInAll: number;
   pathsKept: number;
@@ -42,5 +44,5 @@ export function pathBudget(g: FollowGraph, perRun: number, atLeast: number): Pat
     }
     cap = Math.max(low, atLeast);
   }
-  return { cap, pathsInAll, pathsKept: kept(cap) };
+  return { cap, every: pathsInAll <= perRun || cap >= most, pathsInAll, pathsKept: kept(cap) };
 }
