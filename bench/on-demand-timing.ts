@@ -1,19 +1,17 @@
 /**
  * A new user's first list at a world's size: a caller the nightly run has no list for waits
- * while the cold-start worker computes one (pipeline/materialize/cold-start.ts), at most
- * COLD_START_WAIT_MS before the API answers 503. Newcomers here follow whom a sampled profile
- * of the world follows and hold its wallets (test/support/newcomers.ts), so they have that
- * world's evidence; each list is
- * computed as the worker computes it and timed against the baseline of reading its first page
- * back from ClickHouse, side by side.
+ * while the on-demand worker computes one (pipeline/materialize/run/on-demand-lists.ts) from
+ * the world it holds resident, at most COLD_START_WAIT_MS before the API answers 503.
+ * Newcomers here follow whom a sampled profile of the world follows and hold its wallets
+ * (test/support/newcomers.ts), so they have that world's evidence; each list is computed as
+ * the worker computes it (its own facts read live, ranked, written) and timed against the
+ * baseline of reading its first page back from ClickHouse, side by side.
  */
 import { z } from 'zod';
 import type { ClickHouse } from '../shared/clickhouse/client.ts';
 import { identifier, inList, sql } from '../shared/clickhouse/sql-literal.ts';
-import type { Config } from '../shared/config.ts';
-import { computeOnDemand } from '../pipeline/materialize/cold-start.ts';
-import { keyOf, TRANSFER_KEYS, transferKeysSql, type TransferTable } from '../pipeline/materialize/own-transfers.ts';
-import { materializeQuerySettings, scoringParams } from '../pipeline/materialize/scoring.ts';
+import { keyOf, TRANSFER_KEYS, transferKeysSql, type TransferTable } from '../pipeline/materialize/load/own-transfers.ts';
+import { listOnDemand, type OnDemandDeps } from '../pipeline/materialize/run/on-demand-lists.ts';
 import { addNewcomers } from '../test/support/newcomers.ts';
 
 export interface OnDemandTimes {
@@ -34,10 +32,9 @@ export interface OnDemandTimes {
  * list's line also says how many merges were running as it began and which of its
  * statements took longest: what makes a list slow right after a run.
  */
-export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshotId: number, count: number, queryLog: boolean): Promise<OnDemandTimes> {
+export async function timeOnDemandLists(deps: OnDemandDeps, snapshotId: number, count: number, queryLog: boolean): Promise<OnDemandTimes> {
+  const ch = deps.clickhouse;
   const newcomers = await addNewcomers(ch, count, { followedBack: false });
-  const params = scoringParams(config);
-  const settings = materializeQuerySettings(config);
   const times: OnDemandTimes = { computeMs: [], readMs: [], rows: [], keysByAddressMs: [], keysByScanMs: [] };
   for (const newcomer of newcomers) {
     // query_log times statements to the second: each list starts in a second of its own, so
@@ -46,7 +43,7 @@ export async function timeOnDemandLists(ch: ClickHouse, config: Config, snapshot
     const merges = queryLog ? await mergesRunning(ch) : undefined;
     const began = Date.now();
     const computing = performance.now();
-    const result = await computeOnDemand(ch, snapshotId, newcomer, params, settings);
+    const result = await listOnDemand(deps, snapshotId, newcomer);
     times.computeMs.push(performance.now() - computing);
     console.log(`    on demand ${newcomer}: ${result.rows} rows in ${times.computeMs.at(-1)!.toFixed(0)} ms`);
     if (queryLog) console.log(`      ${merges} merges running as it began; slowest: ${await slowestStatements(ch, began, Date.now())}`);

@@ -31,9 +31,10 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { generatedKinds, generateWorld, type WorldManifest } from '../../pipeline/generate/world-generator.ts';
 import { runIngest } from '../../pipeline/ingest/ingest-run.ts';
-import { computeOnDemand } from '../../pipeline/materialize/cold-start.ts';
+import { listOnDemand } from '../../pipeline/materialize/run/on-demand-lists.ts';
+import { WorldCache } from '../../pipeline/materialize/run/loaded-world.ts';
+import { createServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { bucketsDone, enqueueRun, watchRun } from '../../pipeline/materialize/run/run-watch.ts';
-import { materializeQuerySettings, scoringParams } from '../../pipeline/materialize/scoring.ts';
 import { startWorkers, type RunningWorkers } from '../../pipeline/workers.ts';
 import { createClickHouse, type ClickHouse } from '../../shared/clickhouse/client.ts';
 import { localTableName, TABLE_PLACEMENT } from '../../shared/clickhouse/cluster-schema.ts';
@@ -160,12 +161,14 @@ async function checkOnDemand(clusterConfig: Config, singleConfig: Config): Promi
   const lists: string[][] = [];
   for (const config of [clusterConfig, singleConfig]) {
     const ch = createClickHouse(config);
+    const serving = createServingWriter(config);
+    const worlds = new WorldCache(ch, config, silent);
     try {
       const newcomers = await addNewcomers(ch, ON_DEMAND_CALLERS, { followedBack: true });
       const snapshotId = (await newestReadySnapshot(ch))!;
       const rows: string[] = [];
       for (const id of newcomers) {
-        await computeOnDemand(ch, snapshotId, id, scoringParams(config), materializeQuerySettings(config));
+        await listOnDemand({ config, clickhouse: ch, serving, worlds }, snapshotId, id);
         const list = await ch.query(
           sql`SELECT rank, candidate_id, toString(round(score, 6)) AS score, toString(reason_kind) AS reason, reason_subject
               FROM recommendations WHERE snapshot_id = ${snapshotId} AND profile_id = ${id} ORDER BY rank`,
@@ -175,6 +178,8 @@ async function checkOnDemand(clusterConfig: Config, singleConfig: Config): Promi
       }
       lists.push(rows);
     } finally {
+      await worlds.close();
+      await serving.close();
       await ch.close();
     }
   }
@@ -293,9 +298,14 @@ function killRedisMaster(cluster: LocalCluster, master: RedisMember): Disruption
   };
 }
 
-/** The nightly run, with in-process workers; `disruption` starts with the run and ends after it. */
+/**
+ * The nightly run, with in-process workers; `disruption` starts with the run and ends after it.
+ * On the cluster two sets of workers take the run's buckets, as two machines would: each
+ * loads the world from ClickHouse and ranks the buckets it takes.
+ */
 async function materialize(config: Config, where: string, disruption?: Disruption): Promise<void> {
-  const workers = await startWorkers(config, silent, { kinds: [], maintenance: false, materialize: true });
+  const rankers = config.CLICKHOUSE_CLUSTER ? 2 : 1;
+  const workers = await Promise.all(Array.from({ length: rankers }, () => startWorkers(config, silent, { kinds: [], maintenance: false, materialize: true })));
   let disrupted: Promise<void> | undefined;
   try {
     const view = await watchRun(config, await enqueueRun(config, 'cluster-check'), (v) => {
@@ -306,12 +316,12 @@ async function materialize(config: Config, where: string, disruption?: Disruptio
     const failed = view.buckets.filter((b) => b.state !== 'done').length;
     check(view.state === 'done', `the nightly run on ${where} made snapshot ${view.snapshotId}`, `${view.buckets.length} buckets, ${failed} not done${view.error ? `: ${view.error}` : ''}`);
     if (disruption) check(disrupted !== undefined, 'a ClickHouse replica was killed mid-run');
-    if (config.CLICKHOUSE_NODE_URLS.length > 0) {
-      const perNode = view.buckets.reduce((m, b) => m.set(b.result?.node ?? '?', (m.get(b.result?.node ?? '?') ?? 0) + 1), new Map<string, number>());
-      check(perNode.size >= 2 && !perNode.has('?'), `the nightly run on ${where} spread its buckets over the nodes`, [...perNode].map(([node, n]) => `${node}: ${n}`).join(', '));
+    if (rankers > 1) {
+      const perWorker = view.buckets.reduce((m, b) => m.set(b.result?.worker ?? '?', (m.get(b.result?.worker ?? '?') ?? 0) + 1), new Map<string, number>());
+      check(perWorker.size >= 2 && !perWorker.has('?'), `the nightly run on ${where} spread its buckets over the rank workers`, [...perWorker].map(([worker, n]) => `${worker}: ${n}`).join(', '));
     }
   } finally {
-    await closeWorkers(workers, `the nightly run on ${where}`, disruption !== undefined);
+    for (const running of workers) await closeWorkers(running, `the nightly run on ${where}`, disruption !== undefined);
   }
   if (disrupted) await disruption!('finished');
 }

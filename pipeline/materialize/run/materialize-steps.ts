@@ -29,10 +29,14 @@ export interface StepDeps {
   logger: Logger;
   serving: ServingWriter;
   worlds: WorldCache;
+  /** Which worker process this is (host, pid and a random part): a bucket's result names where it was ranked. */
+  workerName: string;
 }
 
 export interface BucketResult {
   bucket: number;
+  /** The worker process that ranked it (StepDeps.workerName). */
+  worker: string;
   profiles: number;
   rows: number;
   /** Seconds to load the world, when this job loaded it (another process's run). */
@@ -88,7 +92,7 @@ async function rankBucket(deps: StepDeps, step: Extract<MaterializeStepJob, { st
     bucket,
     servingDepth: deps.config.SERVING_DEPTH,
   });
-  return { bucket, profiles: written.profiles, rows: written.rows, ...(loadedHere ? { loadSeconds: loaded.report.seconds } : {}), rankSeconds: written.rankSeconds, seconds: written.seconds };
+  return { bucket, worker: deps.workerName, profiles: written.profiles, rows: written.rows, ...(loadedHere ? { loadSeconds: loaded.report.seconds } : {}), rankSeconds: written.rankSeconds, seconds: written.seconds };
 }
 
 async function completeSnapshot(deps: StepDeps, job: Job, step: Extract<MaterializeStepJob, { step: 'complete' }>): Promise<RunResult> {

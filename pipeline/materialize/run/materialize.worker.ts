@@ -4,6 +4,8 @@
  * processes may share the buckets, each ranking from the world it holds), and the on-demand
  * worker for lists a snapshot lacks (a new user's), which ranks from the same world.
  */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { FlowProducer, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { ClickHouse } from '../../../shared/clickhouse/client.ts';
 import type { Config } from '../../../shared/config.ts';
@@ -40,6 +42,7 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
   const prefix = config.QUEUE_PREFIX;
   const serving = createServingWriter(config);
   const worlds = new WorldCache(deps.clickhouse, config, deps.logger);
+  const workerName = `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const steps = new Queue(MATERIALIZE_STEPS_QUEUE, { connection, prefix });
   const flows = new FlowProducer({ connection, prefix });
   const runs = new Queue(MATERIALIZE_QUEUE, { connection, prefix });
@@ -53,7 +56,7 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
     lockDuration: LOCK_MS,
     name: 'soulgraph-materialize',
   });
-  const stepWorker = new Worker(MATERIALIZE_STEPS_QUEUE, (job) => processStep({ ...deps, serving, worlds }, job), {
+  const stepWorker = new Worker(MATERIALIZE_STEPS_QUEUE, (job) => processStep({ ...deps, serving, worlds, workerName }, job), {
     connection,
     prefix,
     concurrency: config.MATERIALIZE_CONCURRENCY,
