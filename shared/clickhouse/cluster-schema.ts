@@ -201,9 +201,17 @@ export function clusterStatements(statement: string, version: number, target: Cl
     const table = modifyColumn[1]!;
     const column = withoutComments(` ${modifyColumn[2]!}`).trim();
     // A sharded table's local tables take it once per shard (a Replicated table's replicas from
-    // its replication log), and its Distributed table on every node, whose structure it mirrors.
-    if (placementOf(table).kind === 'sharded') {
-      return [`ALTER TABLE ${db}.${localTableName(table)} ${on} MODIFY COLUMN ${column}`, `ALTER TABLE ${db}.${table} ${on} MODIFY COLUMN ${column}`];
+    // its replication log). Its Distributed table, which holds no rows, is made again over them
+    // with their new structure: ClickHouse 18.16 refuses an ALTER ON CLUSTER of a table that is
+    // not replicated on a cluster whose shards are ("Table ... isn't replicated").
+    const placement = placementOf(table);
+    if (placement.kind === 'sharded') {
+      const local = localTableName(table);
+      return [
+        `ALTER TABLE ${db}.${local} ${on} MODIFY COLUMN ${column}`,
+        `DROP TABLE IF EXISTS ${db}.${table} ${on}`,
+        `CREATE TABLE ${db}.${table} ${on} AS ${db}.${local} ENGINE = Distributed(${quoteString(target.cluster)}, ${quoteString(target.database)}, ${quoteString(local)}, ${placement.key})`,
+      ];
     }
     return [`ALTER TABLE ${db}.${table} MODIFY COLUMN ${column}`];
   }

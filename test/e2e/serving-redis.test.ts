@@ -65,9 +65,10 @@ describe('a deployment with SERVING_REDIS_URL', () => {
     const token = await api.unifiedTokenFor('p_me', world.addressOf('me-1'));
     const { status, body } = await api.call('/api/v1/recommend?limit=3', { apiKey, headers: { Authorization: `Bearer ${token}` } });
     expect(status).toBe(200);
+    // The small world's first three for me (worked out in test/e2e/recommend-materialized.test.ts).
     expect(body.data.list).toEqual([
-      { profileId: 'p_gina', name: 'Gina', avatar: '', recommendReason: 'Followed by Fiona', following: false },
-      { profileId: 'p_erin', name: 'Erin', avatar: '', recommendReason: 'Holder of Tiny Cats', following: false },
+      { profileId: 'p_hank', name: 'Hank', avatar: '', recommendReason: 'Follows you', following: false },
+      { profileId: 'p_gina', name: 'Gina', avatar: '', recommendReason: 'Following on Twitter', following: false },
       { profileId: 'p_bob', name: 'Bob', avatar: '', recommendReason: 'Counterparty on Ethereum', following: false },
     ]);
 

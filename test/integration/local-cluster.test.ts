@@ -113,8 +113,11 @@ describe('soulgraph on a local cluster', () => {
     const engine = new Map(perNode[0]!.map((t) => [t.name, t.engine]));
     expect(engine.get('profiles')).toBe('Distributed');
     expect(engine.get('profiles_local')).toBe('ReplicatedReplacingMergeTree');
-    expect(engine.get('mat_profiles')).toBe('ReplicatedMergeTree');
-    expect(engine.has('mat_profiles_local')).toBe(false);
+    // A small table every node holds whole: one replicated table, no Distributed one.
+    expect(engine.get('ranking_models')).toBe('ReplicatedReplacingMergeTree');
+    expect(engine.has('ranking_models_local')).toBe(false);
+    // The SQL ranking's working set, which migration 057 dropped, is gone from every node.
+    expect([...engine.keys()].filter((t) => t.startsWith('mat_'))).toEqual([]);
   });
 
   it('shows rows inserted twice through a Distributed table once with FINAL, spread over both shards', async () => {
@@ -162,26 +165,26 @@ describe('soulgraph on a local cluster', () => {
   }, 60_000);
 
   it("writes a retried bucket's rows again once its partition is dropped, where the same rows without the drop are taken for a duplicate", async () => {
-    // A retried bucket or working-set step drops what the failed attempt wrote and inserts the
-    // same rows again (snapshot-partitions.ts). Replicated tables skip a block they have seen
+    // A retried bucket or tags step drops what the failed attempt wrote and inserts the same
+    // rows again (snapshot-partitions.ts). Replicated tables skip a block they have seen
     // (insert_deduplicate): 18.16 forgets the blocks of a dropped partition, else the retry would write nothing.
     const count = async (table: string) => (await ch.query(sql`SELECT count() AS n FROM ${identifier(table)} WHERE snapshot_id = 77`, countRow))[0]!.n;
-    const sharded = sql`INSERT INTO recommendations (snapshot_id, bucket, profile_id, rank, candidate_id, score) SELECT 77, 0, toString(number), 1, toString(number + 1), 1 FROM numbers(500)`;
-    const everywhere = sql`INSERT INTO mat_first_hops (snapshot_id, p, f, degree) SELECT 77, toUInt32(number), toUInt32(number + 1), 1 FROM numbers(500)`;
+    const lists = sql`INSERT INTO recommendations (snapshot_id, bucket, profile_id, rank, candidate_id, score) SELECT 77, 0, toString(number), 1, toString(number + 1), 1 FROM numbers(500)`;
+    const tags = sql`INSERT INTO profile_tags (snapshot_id, profile_id, tags) SELECT 77, toString(number), ['DAO'] FROM numbers(500)`;
     const both = async () => {
-      await Promise.all([ch.command(sharded), ch.command(everywhere)]);
-      await awaitReplication(ch, ['recommendations', 'mat_first_hops'], { timeoutMs: 30_000 });
-      return [await count('recommendations'), await count('mat_first_hops')];
+      await Promise.all([ch.command(lists), ch.command(tags)]);
+      await awaitReplication(ch, ['recommendations', 'profile_tags'], { timeoutMs: 30_000 });
+      return [await count('recommendations'), await count('profile_tags')];
     };
     expect(await both()).toEqual([500, 500]);
     expect(await both()).toEqual([500, 500]);
     for (const attempt of [2, 3]) {
-      await dropSnapshotPartitions(ch, ['recommendations', 'mat_first_hops'], 77);
-      await awaitReplication(ch, ['recommendations', 'mat_first_hops'], { timeoutMs: 30_000 });
-      expect([await count('recommendations'), await count('mat_first_hops')], `attempt ${attempt}`).toEqual([0, 0]);
+      await dropSnapshotPartitions(ch, ['recommendations', 'profile_tags'], 77);
+      await awaitReplication(ch, ['recommendations', 'profile_tags'], { timeoutMs: 30_000 });
+      expect([await count('recommendations'), await count('profile_tags')], `attempt ${attempt}`).toEqual([0, 0]);
       expect(await both(), `attempt ${attempt}`).toEqual([500, 500]);
     }
-    await dropSnapshotPartitions(ch, ['recommendations', 'mat_first_hops'], 77);
+    await dropSnapshotPartitions(ch, ['recommendations', 'profile_tags'], 77);
   }, 60_000);
 
   it("rolls a reorg back on every shard and replica: the orphaned blocks' rows are gone, the others kept", async () => {

@@ -62,7 +62,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me').replace(':v3:', ':'), keys.list(9, 'p_me'), keys.list(5, 'p_me'), keys.profiles('p_me'), keys.following('p_me'));
+  await redis.del(keys.list(7, 'p_me'), keys.list(6, 'p_me').replace(':v4:', ':'), keys.list(9, 'p_me'), keys.list(5, 'p_me'), keys.profiles('p_me'), keys.following('p_me'));
   await redis.quit();
 });
 
@@ -134,8 +134,8 @@ describe('a page of the serving copy', () => {
   });
 
   it('reads no list stored in an earlier format: its keys are not the current format\'s', async () => {
-    expect(keys.list(7, 'p_me')).toContain(':v3:');
-    await redis.set(keys.list(6, 'p_me').replace(':v3:', ':'), JSON.stringify(list));
+    expect(keys.list(7, 'p_me')).toContain(':v4:');
+    await redis.set(keys.list(6, 'p_me').replace(':v4:', ':'), JSON.stringify(list));
     expect(await served.page(6, 'p_me', 0, 5)).toBeUndefined();
   });
 
@@ -155,7 +155,7 @@ describe('a page of the serving copy', () => {
   });
 
   it('fails loudly on a stored entry that is not an entry', async () => {
-    for (const entry of ['p_a\t5\t0\t', 'p_a\t1\t0', 'p_a\tx\t0\t', '\t1\t0\t', 'p_a\t1\t0\t\t', '["p_a",1,0,""]']) {
+    for (const entry of ['p_a\t8\t0\t', 'p_a\t0\t0\t', 'p_a\t1\t0', 'p_a\tx\t0\t', '\t1\t0\t', 'p_a\t1\t0\t\t', '["p_a",1,0,""]']) {
       await redis.set(keys.list(5, 'p_me'), `0\t1\n${entry}`);
       await expect(served.page(5, 'p_me', 0, 1), entry).rejects.toThrow(/malformed entry at rank 1/);
     }

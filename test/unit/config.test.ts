@@ -126,10 +126,9 @@ describe('parseConfig errors', () => {
     ['INGEST_LOCK_MS', '999'],
     ['QUEUE_PREFIX', 'has space'],
     ['SOCIAL_NETWORK_NAME', ''],
-    ['REC_FOF_VIA_FOLLOWEES', '0'],
-    ['REC_FOF_PER_FOLLOWEE', '2.5'],
-    ['REC_FOF_PER_FOLLOWER', '-1'],
-    ['REC_FOF_PASS_ON_DEPTH', '0'],
+    ['REC_FOF_PATHS', '2.5'],
+    ['REC_FIT_HELD_OUT', '-1'],
+    ['RANK_THREADS', '257'],
     ['REC_NFT_CANDIDATES_PER_COLLECTION', '0'],
   ])('answers one line naming %s when it is %j', (variable, value) => {
     const error = configError({ [variable]: value });

@@ -47,7 +47,7 @@ describe('reading RowBinary', () => {
 
   it('fails loudly on a stream that ends inside a row', async () => {
     const bytes = rowBinary(rows).subarray(0, 9);
-    await expect(readRows([bytes], (row) => void [row.uint32(), row.string()])).rejects.toThrow('RowBinary stream ended inside a row');
+    await expect(readRows((async function* () { yield bytes; })(), (row) => void [row.uint32(), row.string()])).rejects.toThrow('RowBinary stream ended inside a row');
   });
 });
 
