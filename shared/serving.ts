@@ -36,7 +36,7 @@ export interface ServingKeys {
  * The stored lists' format (encodeServedList), part of their keys: a deployment that changes
  * it reads none of the lists an older version stored (they expire with their TTL). Until the
  * next nightly run republishes them, a caller whose list is missing gets it republished from
- * the snapshot by the on-demand job (pipeline/materialize/cold-start.ts), as a new user does.
+ * the snapshot by the on-demand job (pipeline/materialize/run/on-demand-lists.ts), as a new user does.
  * v1 was JSON, one object per list; v2 JSON, one entry per line; v3 TabSeparated; v4 the
  * same with the reason kinds 5-7 (follows you, popular, network: migration 057).
  */

@@ -38,9 +38,7 @@ export function ascendToHits(groups: readonly ChoiceGroup[], start: readonly num
       let bestHits: Uint8Array | undefined;
       for (const step of STEPS) {
         for (const delta of [step, -step]) {
-          shift(groups, scores, f, delta, k);
-          const hits = hitsOf(groups, scores, trial);
-          shift(groups, scores, f, -delta, k);
+          const hits = hitsOf(groups, scores, trial, { feature: f, delta, k });
           // A move must gain more than chance could (a sign test at about 95 %), so that a
           // small sample's noise does not steer the weights.
           if (hits > best && beyondChance(current, trial)) {
@@ -66,16 +64,21 @@ export function ascendToHits(groups: readonly ChoiceGroup[], start: readonly num
  * Hidden follows in the judged places of their lists, summed over the places (so both the
  * first page and the second count); `each` gets every hidden follow's count.
  */
-export function hitsOf(groups: readonly ChoiceGroup[], scores: readonly Float64Array[], each: Uint8Array): number {
+export function hitsOf(groups: readonly ChoiceGroup[], scores: readonly Float64Array[], each: Uint8Array, move?: { feature: number; delta: number; k: number }): number {
   let hits = 0;
   let at = 0;
+  const f = move?.feature ?? 0;
+  const delta = move?.delta ?? 0;
+  const k = move?.k ?? 1;
   for (let gi = 0; gi < groups.length; gi++) {
     const g = groups[gi]!;
     const s = scores[gi]!;
+    const rows = g.rows;
     for (let c = 0; c < g.chosen; c++) {
-      const own = s[c]!;
+      // The scores as they would be with the weight of `move.feature` moved by `move.delta`.
+      const own = s[c]! + delta * rows[c * k + f]!;
       let place = 0;
-      for (let j = g.chosen; j < s.length; j++) if (s[j]! > own) place += g.counts[j]!;
+      for (let j = g.chosen; j < s.length; j++) if (s[j]! + delta * rows[j * k + f]! > own) place += g.counts[j]!;
       let mine = 0;
       for (const limit of JUDGED_PLACES) if (place < limit) mine++;
       each[at++] = mine;

@@ -20,7 +20,7 @@ import { heldOutFollows } from './held-out-follows.ts';
 import { ascendToHits, hitsWithin } from './coordinate-ascent.ts';
 
 /** Follows a fit hides at most (where profiles follow many, fewer profiles than asked are sampled): plenty for a dozen weights. */
-const MAX_HELD_OUT = 10_000;
+const MAX_HELD_OUT = Number(process.env.FIT_MAX ?? 10_000);
 /** Hidden follows found among their profiles' candidates that a fit needs. */
 export const MIN_FOUND = 100;
 /** Alternatives to a profile's next follows: its best candidates under the default weights, and a sample of the rest. */
@@ -46,7 +46,13 @@ export interface FitReport {
 
 export function fitModel(world: RankWorld, settings: RankSettings, sampleSize: number): FitReport {
   const started = performance.now();
-  const folds = Array.from({ length: foldsFor(world.follows, sampleSize) }, (_, f) => heldOutFollows(world.follows, sampleSize, f, MAX_HELD_OUT));
+  // Folds share the cap on held-out follows: a small graph gets more folds, not more follows in all.
+  const folds: ReturnType<typeof heldOutFollows>[] = [];
+  for (let f = 0, left = MAX_HELD_OUT; f < foldsFor(world.follows, sampleSize) && left > 0; f++) {
+    const fold = heldOutFollows(world.follows, sampleSize, f, left);
+    folds.push(fold);
+    left -= fold.count;
+  }
   const groups: ChoiceGroup[] = [];
   for (const fold of folds) {
     const ranker = new Ranker({ ...world, follows: fold.graph, ...(world.moments ? { moments: followMoments(fold.graph) } : {}) }, settings);
@@ -98,12 +104,14 @@ function choiceGroup(ranker: Ranker, p: number, hidden: readonly number[], first
   const others: number[] = [];
   for (let s = 0; s < table.size; s++) (wanted.has(table.candidate[s]!) ? chosen : others).push(s);
   if (chosen.length === 0) return undefined;
-  const score = others.map((s) => scoreOf(first, table.features, s * FEATURE_COUNT));
-  const byScore = others.map((_, i) => i).sort((a, b) => score[b]! - score[a]! || others[a]! - others[b]!);
-  const hard = byScore.slice(0, HARD_ALTERNATIVES).map((i) => others[i]!);
-  const rest = byScore.slice(HARD_ALTERNATIVES).map((i) => others[i]!);
-  rest.sort((a, b) => mix32(table.candidate[a]! ^ p) - mix32(table.candidate[b]! ^ p) || a - b);
-  const sampled = rest.slice(0, SAMPLED_ALTERNATIVES);
+  // The hard ones: the best under `first` (a selection, not a sort of every candidate).
+  const score = Float64Array.from(others, (s) => scoreOf(first, table.features, s * FEATURE_COUNT));
+  const hard = best(others, score, HARD_ALTERNATIVES);
+  const isHard = new Set(hard);
+  const rest = others.filter((s) => !isHard.has(s));
+  // A fixed sample of the rest: those whose hash (of the candidate and p) is smallest.
+  const hash = Float64Array.from(rest, (s) => -mix32(table.candidate[s]! ^ p));
+  const sampled = best(rest, hash, SAMPLED_ALTERNATIVES);
   const count = sampled.length > 0 ? rest.length / sampled.length : 1;
   const slots = [...chosen, ...hard, ...sampled];
   const rows = new Float64Array(slots.length * FEATURE_COUNT);
@@ -112,5 +120,15 @@ function choiceGroup(ranker: Ranker, p: number, hidden: readonly number[], first
   });
   const counts = Float64Array.from(slots, (_, r) => (r < chosen.length + hard.length ? 1 : count));
   return { rows, counts, chosen: chosen.length };
+}
+
+/** The `k` items with the highest values (ties to the earlier item), in no particular order. */
+function best(items: readonly number[], values: Float64Array, k: number): number[] {
+  if (items.length <= k) return [...items];
+  const order = Array.from(items.keys());
+  const threshold = Float64Array.from(values).sort()[values.length - k]!;
+  const above = order.filter((i) => values[i]! > threshold);
+  const at = order.filter((i) => values[i] === threshold).slice(0, k - above.length);
+  return [...above, ...at].map((i) => items[i]!);
 }
 

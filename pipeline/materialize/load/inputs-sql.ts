@@ -26,22 +26,29 @@ export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 /** Zero and burn addresses: never a person, whatever the labels say. */
 export const WELL_KNOWN_NON_PERSONS = [ZERO_ADDRESS, '0x000000000000000000000000000000000000dead'];
 
-/** profile_id, social_username, addresses: every profile, in profile_id order (their dense ids). */
+/**
+ * profile_id and its hash, the handle's hash (0 for none), the addresses' hashes: every
+ * profile, in profile_id order (their dense ids). The other inputs name profiles, handles and
+ * addresses by cityHash64 alone (load/hash-index.ts).
+ */
 export function profilesSql(): SqlFragment {
-  return sql`SELECT profile_id, social_username, addresses FROM profiles FINAL ORDER BY profile_id`;
+  return sql`
+    SELECT profile_id, cityHash64(profile_id), if(social_username = '', toUInt64(0), cityHash64(social_username)), arrayMap(a -> cityHash64(a), addresses)
+    FROM profiles FINAL
+    ORDER BY profile_id`;
 }
 
-/** follower, followee, followed_at (unix seconds): every follow in the app now. */
+/** follower hash, followee hash, followed_at (unix seconds): every follow in the app now. */
 export function followsSql(): SqlFragment {
   return sql`
-    SELECT follower_profile_id, followee_profile_id, toUInt32(followed_at)
+    SELECT cityHash64(follower_profile_id), cityHash64(followee_profile_id), toUInt32(followed_at)
     FROM follows FINAL
     WHERE active = 1 AND follower_profile_id != followee_profile_id`;
 }
 
-/** follower handle, followee handle: every social follow now (the loader keeps those between profiles' handles). */
+/** follower handle's hash, followee handle's hash: every social follow now (the loader keeps those between profiles' handles). */
 export function socialFollowsSql(): SqlFragment {
-  return sql`SELECT follower, followee FROM social_follows FINAL WHERE active = 1 AND follower != followee`;
+  return sql`SELECT cityHash64(follower), cityHash64(followee) FROM social_follows FINAL WHERE active = 1 AND follower != followee`;
 }
 
 /**
@@ -64,9 +71,9 @@ export function excludedAddressesSql(rules: InputRules, asOf: number): SqlFragme
     HAVING uniq(other) > ${rules.hubCounterparties}`;
 }
 
-/** The excluded addresses, each once (the resident engine checks a newcomer's transfers against them). */
+/** The excluded addresses' hashes, each once (the loader leaves their transfers out; the resident engine a newcomer's). */
 export function excludedListSql(rules: InputRules, asOf: number): SqlFragment {
-  return sql`SELECT DISTINCT address FROM (${excludedAddressesSql(rules, asOf)})`;
+  return sql`SELECT DISTINCT cityHash64(address) FROM (${excludedAddressesSql(rules, asOf)})`;
 }
 
 /**
@@ -104,24 +111,25 @@ function ownersSql(): SqlFragment {
 }
 
 /**
- * own, other, chain_id, transfers, last (unix seconds), weight: every pair of profile
- * addresses that transferred, per chain, each pair once (own < other). The loader maps them to
- * profiles and leaves out excluded addresses (world-loader.ts): as sets of the few excluded
- * addresses checked in memory, where ClickHouse would compute the hubs once more per side.
+ * own hash, other hash, chain_id, transfers, last (unix seconds), weight: every pair of
+ * profile addresses that transferred, per chain, each pair once (own < other). The loader maps
+ * them to profiles and leaves out excluded addresses (world-loader.ts): checked in memory
+ * against the few excluded ones, where ClickHouse would compute the hubs once more per side.
  */
 export function addressPairsSql(rules: InputRules, asOf: number): SqlFragment {
   const profileAddresses = sql`(SELECT arrayJoin(addresses) FROM profiles FINAL)`;
   return sql`
-    SELECT own, other, chain_id, toUInt32(count()) AS transfers, max(time) AS last, sum(${decayedSql(rules, asOf)}) AS weight
+    SELECT cityHash64(own) AS own_hash, cityHash64(other) AS other_hash, chain_id,
+           toUInt32(count()) AS transfers, max(time) AS last, sum(${decayedSql(rules, asOf)}) AS weight
     FROM (${interactionEndsSql(rules, asOf)})
     WHERE own < other AND own IN ${profileAddresses} AND other IN ${profileAddresses}
-    GROUP BY own, other, chain_id`;
+    GROUP BY own_hash, other_hash, chain_id`;
 }
 
-/** profile_id, chain_id, contract: the collections each profile holds a token of now, on any of its addresses. */
+/** profile hash, chain_id, contract: the collections each profile holds a token of now, on any of its addresses. */
 export function holdingsSql(): SqlFragment {
   return sql`
-    SELECT DISTINCT profile_id, chain_id, contract
+    SELECT DISTINCT cityHash64(profile_id), chain_id, contract
     FROM (SELECT chain_id, contract, holder AS address FROM nft_holdings) AS holdings
     ALL INNER JOIN (${ownersSql()}) AS owners USING address`;
 }

@@ -17,14 +17,20 @@ import { ownCounterpartiesSql, ownFolloweesSql, ownFollowersSql, ownHoldingsSql,
 import { writtenOutTransfers } from './own-transfers.ts';
 import { readRows } from './row-binary.ts';
 
-const profileRow = z.object({ addresses: z.array(z.string()), social_username: z.string() });
+const profileRow = z.object({ addresses: z.array(z.string()), address_hashes: z.array(z.string().regex(/^\d+$/)), social_username: z.string() });
+
+/** A UInt64 written in decimal as the two 32-bit words RowBinary gives it in. */
+function words(decimal: string): [lo: number, hi: number] {
+  const value = BigInt(decimal);
+  return [Number(value & 0xffffffffn), Number(value >> 32n)];
+}
 
 /** The caller's facts, or undefined when no profile has that id. */
 export async function readOwnFacts(ch: ClickHouse, world: World, profileId: string, rules: InputRules, settings: QuerySettings): Promise<OwnFacts | undefined> {
   const [profile] = await ch.query(ownProfileSql(profileId), profileRow);
   if (!profile) return undefined;
   // An address that counts for nobody (a hub, a labelled contract) does not count for its profile either.
-  const counted = profile.addresses.filter((address) => !world.excluded.has(address));
+  const counted = profile.addresses.filter((_, i) => world.excluded.lookup(...words(profile.address_hashes[i]!)) < 0);
   const [followees, followers, social, transfers] = await Promise.all([
     readFollows(ch, world, ownFolloweesSql(profileId), settings),
     readFollows(ch, world, ownFollowersSql(profileId), settings),
@@ -51,8 +57,7 @@ async function readFollows(ch: ClickHouse, world: World, statement: Parameters<C
   const profiles = new GrowableUint32();
   const times = new GrowableUint32();
   await readRows(ch.rowBinary(statement, settings), (row) => {
-    const [start, end] = row.stringBytes();
-    const p = world.profiles.lookup(row.buffer, start, end);
+    const p = world.profileHashes.lookup(row.uint32(), row.uint32());
     const time = row.uint32();
     if (p < 0) return;
     profiles.push(p);
@@ -64,9 +69,8 @@ async function readFollows(ch: ClickHouse, world: World, statement: Parameters<C
 async function readSocial(ch: ClickHouse, world: World, handle: string, settings: QuerySettings): Promise<Uint32Array> {
   const followed = new GrowableUint32();
   await readRows(ch.rowBinary(ownSocialFollowsSql(handle), settings), (row) => {
-    const [start, end] = row.stringBytes();
-    const h = world.handles.lookup(row.buffer, start, end);
-    if (h >= 0) followed.push(world.handleOwner[h]!);
+    const owner = world.handles.lookup(row.uint32(), row.uint32());
+    if (owner >= 0) followed.push(owner);
   });
   return followed.done();
 }
@@ -78,15 +82,15 @@ async function readTransfers(ch: ClickHouse, world: World, addresses: string[], 
   const holdings = new Set<number>();
   await Promise.all([
     readRows(ch.rowBinary(ownCounterpartiesSql(rules, world.asOf, own), settings), (row) => {
-      const other = row.string();
+      const lo = row.uint32();
+      const hi = row.uint32();
       const chainId = row.uint32();
       const transfers = row.uint32();
       const last = row.uint32();
       const weight = row.float64();
-      const a = world.addresses.numberOf(other);
+      const c = world.addresses.lookup(lo, hi);
       // Hubs, exchanges and the like count for nobody, as in the run.
-      if (a < 0 || world.excluded.has(other)) return;
-      const c = world.addressOwner[a]!;
+      if (c < 0 || world.excluded.lookup(lo, hi) >= 0) return;
       const held = byProfile.get(c) ?? { weight: 0, chainId, chainWeight: -1, transfers: 0, last: 0 };
       held.weight += weight;
       held.transfers += transfers;

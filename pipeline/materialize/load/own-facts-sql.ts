@@ -7,33 +7,34 @@ import { inList, sql, type SqlFragment } from '../../../shared/clickhouse/sql-li
 import { decayedSql, interactionEndsSql, ownRowsSql, touchingSql, ZERO_ADDRESS, type InputRules } from './inputs-sql.ts';
 import type { OwnTransfers } from './own-transfers.ts';
 
-/** addresses, social_username of one profile. */
+/** addresses (with their hashes), social_username of one profile. */
 export function ownProfileSql(profileId: string): SqlFragment {
-  return sql`SELECT addresses, social_username FROM profiles FINAL WHERE profile_id = ${profileId}`;
+  return sql`SELECT addresses, arrayMap(a -> toString(cityHash64(a)), addresses) AS address_hashes, social_username FROM profiles FINAL WHERE profile_id = ${profileId}`;
 }
 
-/** followee, followed_at: whom the profile follows now (follows is ordered by follower). */
+/** followee hash, followed_at: whom the profile follows now (follows is ordered by follower). */
 export function ownFolloweesSql(profileId: string): SqlFragment {
-  return sql`SELECT followee_profile_id, toUInt32(followed_at) FROM follows FINAL WHERE follower_profile_id = ${profileId} AND active = 1`;
+  return sql`SELECT cityHash64(followee_profile_id), toUInt32(followed_at) FROM follows FINAL WHERE follower_profile_id = ${profileId} AND active = 1`;
 }
 
-/** follower, followed_at: who follows the profile now (follows_by_followee, migration 053, is ordered by followee). */
+/** follower hash, followed_at: who follows the profile now (follows_by_followee, migration 053, is ordered by followee). */
 export function ownFollowersSql(profileId: string): SqlFragment {
-  return sql`SELECT follower_profile_id, toUInt32(followed_at) FROM follows_by_followee FINAL WHERE followee_profile_id = ${profileId} AND active = 1`;
+  return sql`SELECT cityHash64(follower_profile_id), toUInt32(followed_at) FROM follows_by_followee FINAL WHERE followee_profile_id = ${profileId} AND active = 1`;
 }
 
-/** followee: the handles a handle follows now. */
+/** followee hash: the handles a handle follows now. */
 export function ownSocialFollowsSql(handle: string): SqlFragment {
-  return sql`SELECT followee FROM social_follows FINAL WHERE follower = ${handle} AND active = 1`;
+  return sql`SELECT cityHash64(followee) FROM social_follows FINAL WHERE follower = ${handle} AND active = 1`;
 }
 
 /**
- * other, chain_id, transfers, last, weight: one caller's transfers with other addresses, per
- * address and chain (the resident engine maps them to profiles and drops excluded ones).
+ * other's hash, chain_id, transfers, last, weight: one caller's transfers with other
+ * addresses, per address and chain (the resident engine maps them to profiles and drops
+ * excluded ones).
  */
 export function ownCounterpartiesSql(rules: InputRules, asOf: number, own: OwnTransfers): SqlFragment {
   return sql`
-    SELECT other, chain_id, toUInt32(count()) AS transfers, max(time) AS last, sum(${decayedSql(rules, asOf)}) AS weight
+    SELECT cityHash64(other), chain_id, toUInt32(count()) AS transfers, max(time) AS last, sum(${decayedSql(rules, asOf)}) AS weight
     FROM (${interactionEndsSql(rules, asOf, own)})
     WHERE own IN ${inList(own.addresses)} AND other NOT IN ${inList(own.addresses)}
     GROUP BY other, chain_id`;

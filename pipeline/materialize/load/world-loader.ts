@@ -13,6 +13,7 @@ import { followMoments } from '../graph/follow-moments.ts';
 import { signalGraphs, type Collections } from '../graph/signal-graphs.ts';
 import type { World } from '../graph/world.ts';
 import { GrowableFloat64, GrowableUint32 } from './growable.ts';
+import { HashIndex } from './hash-index.ts';
 import { IdIndex } from './id-index.ts';
 import {
   collectionNamesSql,
@@ -50,16 +51,16 @@ export async function loadWorld(ch: ClickHouse, rules: LoadRules, settings: Quer
   const started = performance.now();
   const seconds: Record<string, number> = {};
   const asOf = await newestActivity(ch);
-  const { profiles, handles, addresses, addressOwner } = await readProfiles(ch, settings);
+  const { profiles, profileHashes, handles, addresses } = await readProfiles(ch, settings);
   seconds.profiles = (performance.now() - started) / 1000;
   const n = profiles.size;
   const timed = <T>(name: string, read: Promise<T>) => read.then((value) => ((seconds[name] = (performance.now() - started) / 1000), value));
   const excludedRead = timed('excluded', readExcluded(ch, rules, asOf, settings));
   const [follows, social, pairs, holdings, names, excluded] = await Promise.all([
-    timed('follows', readFollows(ch, profiles, settings)),
+    timed('follows', readFollows(ch, profileHashes, settings)),
     timed('social', readSocialFollows(ch, handles, settings)),
-    timed('pairs', readAddressPairs(ch, rules, asOf, settings).then(async (rows) => profilePairs(rows, addresses, addressOwner, await excludedRead))),
-    timed('holdings', readHoldings(ch, profiles, settings)),
+    timed('pairs', readPairs(ch, rules, asOf, settings, addresses, excludedRead)),
+    timed('holdings', readHoldings(ch, profileHashes, settings)),
     timed('names', readCollectionNames(ch, settings)),
     excludedRead,
   ]);
@@ -72,15 +73,14 @@ export async function loadWorld(ch: ClickHouse, rules: LoadRules, settings: Quer
   seconds.built = (performance.now() - started) / 1000;
   const world: World = {
     profiles,
-    handles: handles.index,
-    handleOwner: handles.owner,
+    profileHashes,
+    handles,
     addresses,
-    addressOwner,
     follows: graph,
     ...(timesVary(follows.times) ? { moments: followMoments(graph, true) } : {}),
     signals,
     collectionIndex: eligible.index,
-    excluded,
+    excluded: excluded.index,
     asOf,
   };
   return {
@@ -92,7 +92,7 @@ export async function loadWorld(ch: ClickHouse, rules: LoadRules, settings: Quer
       counterpartyPairs: pairs.from.length,
       holdings: eligible.holdings.holder.length,
       collections: eligible.collections.chainId.length,
-      excludedAddresses: excluded.size,
+      excludedAddresses: excluded.count,
       seconds: (performance.now() - started) / 1000,
       steps: seconds,
     },
@@ -109,43 +109,54 @@ async function newestActivity(ch: ClickHouse): Promise<number> {
 
 async function readProfiles(ch: ClickHouse, settings: QuerySettings) {
   const ids: string[] = [];
-  const handleOf: string[] = [];
-  const addressList: string[] = [];
-  const owners: number[] = [];
+  const profileLo = new GrowableUint32();
+  const profileHi = new GrowableUint32();
+  const handleLo = new GrowableUint32();
+  const handleHi = new GrowableUint32();
+  const handleOwner = new GrowableUint32();
+  const addressLo = new GrowableUint32();
+  const addressHi = new GrowableUint32();
+  const addressOwner = new GrowableUint32();
   await readRows(ch.rowBinary(profilesSql(), settings), (row) => {
     const id = row.string();
-    const handle = row.string();
-    const addresses = row.strings();
+    const lo = row.uint32();
+    const hi = row.uint32();
+    const handle = [row.uint32(), row.uint32()] as const;
+    const count = row.varUInt();
+    const hashes: number[] = [];
+    for (let i = 0; i < count; i++) hashes.push(row.uint32(), row.uint32());
+    // Nothing is kept before the row is whole (row-binary.ts reads a cut row again).
     const p = ids.length;
     ids.push(id);
-    handleOf.push(handle);
-    for (const address of addresses) {
-      addressList.push(address);
-      owners.push(p);
+    profileLo.push(lo);
+    profileHi.push(hi);
+    if (handle[0] !== 0 || handle[1] !== 0) {
+      handleLo.push(handle[0]);
+      handleHi.push(handle[1]);
+      handleOwner.push(p);
+    }
+    for (let i = 0; i < hashes.length; i += 2) {
+      addressLo.push(hashes[i]!);
+      addressHi.push(hashes[i + 1]!);
+      addressOwner.push(p);
     }
   });
-  // A handle or an address belongs to one profile (the ingest worker refuses a second); the first keeps it if not.
-  const handles = new Map<string, number>();
-  handleOf.forEach((handle, p) => handle !== '' && !handles.has(handle) && handles.set(handle, p));
-  const firstOwner = new Map<string, number>();
-  addressList.forEach((address, i) => !firstOwner.has(address) && firstOwner.set(address, owners[i]!));
-  return { profiles: new IdIndex(ids), handles: withOwners(handles), addresses: new IdIndex([...firstOwner.keys()]), addressOwner: Uint32Array.from(firstOwner.values()) };
+  // A handle or an address belongs to one profile (the ingest worker refuses a second); the first (by profile_id) keeps it if not.
+  return {
+    profiles: new IdIndex(ids),
+    profileHashes: new HashIndex(profileLo.done(), profileHi.done()),
+    handles: new HashIndex(handleLo.done(), handleHi.done(), handleOwner.done(), 'keep-first'),
+    addresses: new HashIndex(addressLo.done(), addressHi.done(), addressOwner.done(), 'keep-first'),
+  };
 }
 
-/** A handle index whose numbers are the handles' profiles. */
-function withOwners(handles: Map<string, number>): { index: IdIndex; owner: Uint32Array } {
-  return { index: new IdIndex([...handles.keys()]), owner: Uint32Array.from(handles.values()) };
-}
-
-async function readFollows(ch: ClickHouse, profiles: IdIndex, settings: QuerySettings) {
+async function readFollows(ch: ClickHouse, profiles: HashIndex, settings: QuerySettings) {
   const from = new GrowableUint32();
   const to = new GrowableUint32();
   const times = new GrowableUint32();
   await readRows(ch.rowBinary(followsSql(), settings), (row) => {
-    const [a, aEnd] = row.stringBytes();
-    const follower = profiles.lookup(row.buffer, a, aEnd);
-    const [b, bEnd] = row.stringBytes();
-    const followee = profiles.lookup(row.buffer, b, bEnd);
+    const follower = profiles.lookup(row.uint32(), row.uint32());
+    const followee = profiles.lookup(row.uint32(), row.uint32());
     const time = row.uint32();
     // A follow of a profile newer than the profiles read (ingested meanwhile) waits for the next run.
     if (follower < 0 || followee < 0) return;
@@ -156,48 +167,48 @@ async function readFollows(ch: ClickHouse, profiles: IdIndex, settings: QuerySet
   return { from: from.done(), to: to.done(), times: times.done() };
 }
 
-async function readSocialFollows(ch: ClickHouse, handles: { index: IdIndex; owner: Uint32Array }, settings: QuerySettings) {
+async function readSocialFollows(ch: ClickHouse, handles: HashIndex, settings: QuerySettings) {
   const from = new GrowableUint32();
   const to = new GrowableUint32();
   await readRows(ch.rowBinary(socialFollowsSql(), settings), (row) => {
-    const [a, aEnd] = row.stringBytes();
-    const follower = handles.index.lookup(row.buffer, a, aEnd);
-    const [b, bEnd] = row.stringBytes();
-    const followee = handles.index.lookup(row.buffer, b, bEnd);
+    const p = handles.lookup(row.uint32(), row.uint32());
+    const c = handles.lookup(row.uint32(), row.uint32());
     // Only follows between handles of profiles say anything about a pair of them.
-    if (follower < 0 || followee < 0) return;
-    const p = handles.owner[follower]!;
-    const c = handles.owner[followee]!;
-    if (p === c) return;
+    if (p < 0 || c < 0 || p === c) return;
     from.push(p);
     to.push(c);
   });
   return { from: from.done(), to: to.done() };
 }
 
-interface AddressPairs {
-  own: string[];
-  other: string[];
-  chainId: Uint32Array;
-  transfers: Uint32Array;
-  last: Uint32Array;
-  weight: Float64Array;
-}
-
-async function readAddressPairs(ch: ClickHouse, rules: InputRules, asOf: number, settings: QuerySettings): Promise<AddressPairs> {
-  const own: string[] = [];
-  const other: string[] = [];
+/**
+ * Transfers between profiles' addresses as pairs of profiles: excluded addresses (read beside
+ * them), and transfers between a profile's own addresses, left out.
+ */
+async function readPairs(ch: ClickHouse, rules: InputRules, asOf: number, settings: QuerySettings, addresses: HashIndex, excludedRead: Promise<{ index: HashIndex }>) {
+  const own = new GrowableUint32();
+  const other = new GrowableUint32();
   const chainId = new GrowableUint32();
   const transfers = new GrowableUint32();
   const last = new GrowableUint32();
   const weight = new GrowableFloat64();
+  const hashes = new GrowableUint32();
   await readRows(ch.rowBinary(addressPairsSql(rules, asOf), settings), (row) => {
-    const a = row.string();
-    const b = row.string();
+    const aLo = row.uint32();
+    const aHi = row.uint32();
+    const bLo = row.uint32();
+    const bHi = row.uint32();
     const chain = row.uint32();
     const count = row.uint32();
     const newest = row.uint32();
     const w = row.float64();
+    const a = addresses.lookup(aLo, aHi);
+    const b = addresses.lookup(bLo, bHi);
+    if (a < 0 || b < 0 || a === b) return;
+    hashes.push(aLo);
+    hashes.push(aHi);
+    hashes.push(bLo);
+    hashes.push(bHi);
     own.push(a);
     other.push(b);
     chainId.push(chain);
@@ -205,32 +216,19 @@ async function readAddressPairs(ch: ClickHouse, rules: InputRules, asOf: number,
     last.push(newest);
     weight.push(w);
   });
-  return { own, other, chainId: chainId.done(), transfers: transfers.done(), last: last.done(), weight: weight.done() };
-}
-
-/** The address pairs as pairs of profiles: excluded addresses, and transfers between a profile's own addresses, left out. */
-function profilePairs(rows: AddressPairs, addresses: IdIndex, owner: Uint32Array, excluded: ReadonlySet<string>) {
-  const from = new GrowableUint32();
-  const to = new GrowableUint32();
-  const chainId = new GrowableUint32();
-  const transfers = new GrowableUint32();
-  const last = new GrowableUint32();
-  const weight = new GrowableFloat64();
-  for (let i = 0; i < rows.own.length; i++) {
-    const a = addresses.numberOf(rows.own[i]!);
-    const b = addresses.numberOf(rows.other[i]!);
-    if (a < 0 || b < 0 || excluded.has(rows.own[i]!) || excluded.has(rows.other[i]!)) continue;
-    const p = owner[a]!;
-    const c = owner[b]!;
-    if (p === c) continue;
-    from.push(p);
-    to.push(c);
-    chainId.push(rows.chainId[i]!);
-    transfers.push(rows.transfers[i]!);
-    last.push(rows.last[i]!);
-    weight.push(rows.weight[i]!);
-  }
-  return { from: from.done(), to: to.done(), chainId: chainId.done(), transfers: transfers.done(), last: last.done(), weight: weight.done() };
+  const excluded = (await excludedRead).index;
+  const h = hashes.done();
+  const keep = (i: number) => excluded.lookup(h[i * 4]!, h[i * 4 + 1]!) < 0 && excluded.lookup(h[i * 4 + 2]!, h[i * 4 + 3]!) < 0;
+  const rows = Array.from({ length: own.length }, (_, i) => i).filter(keep);
+  const pick = <T extends Uint32Array | Float64Array>(values: T) => values.constructor === Float64Array ? (Float64Array.from(rows, (i) => values[i]!) as T) : (Uint32Array.from(rows, (i) => values[i]!) as T);
+  return {
+    from: pick(own.done()),
+    to: pick(other.done()),
+    chainId: pick(chainId.done()),
+    transfers: pick(transfers.done()),
+    last: pick(last.done()),
+    weight: pick(weight.done()),
+  };
 }
 
 interface RawHoldings {
@@ -240,13 +238,12 @@ interface RawHoldings {
   keys: string[];
 }
 
-async function readHoldings(ch: ClickHouse, profiles: IdIndex, settings: QuerySettings): Promise<RawHoldings> {
+async function readHoldings(ch: ClickHouse, profiles: HashIndex, settings: QuerySettings): Promise<RawHoldings> {
   const holder = new GrowableUint32();
   const key = new GrowableUint32();
   const keyOf = new Map<string, number>();
   await readRows(ch.rowBinary(holdingsSql(), settings), (row) => {
-    const [a, aEnd] = row.stringBytes();
-    const p = profiles.lookup(row.buffer, a, aEnd);
+    const p = profiles.lookup(row.uint32(), row.uint32());
     const chain = row.uint32();
     const contract = row.string();
     if (p < 0) return;
@@ -273,10 +270,14 @@ async function readCollectionNames(ch: ClickHouse, settings: QuerySettings): Pro
   return names;
 }
 
-async function readExcluded(ch: ClickHouse, rules: InputRules, asOf: number, settings: QuerySettings): Promise<Set<string>> {
-  const excluded = new Set<string>();
-  await readRows(ch.rowBinary(excludedListSql(rules, asOf), settings), (row) => void excluded.add(row.string()));
-  return excluded;
+async function readExcluded(ch: ClickHouse, rules: InputRules, asOf: number, settings: QuerySettings): Promise<{ index: HashIndex; count: number }> {
+  const lo = new GrowableUint32();
+  const hi = new GrowableUint32();
+  await readRows(ch.rowBinary(excludedListSql(rules, asOf), settings), (row) => {
+    lo.push(row.uint32());
+    hi.push(row.uint32());
+  });
+  return { index: new HashIndex(lo.done(), hi.done()), count: lo.length };
 }
 
 /**
