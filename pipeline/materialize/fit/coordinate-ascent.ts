@@ -8,8 +8,11 @@
  */
 import type { ChoiceGroup } from './conditional-logit.ts';
 
-/** The first places a list is judged by: its first page and the head of its second. */
-export const JUDGED_PLACES = [10, 50] as const;
+/**
+ * The places a hidden follow counts in: the first 10 twice (a list's first page is what people
+ * see), the first 50 once.
+ */
+export const JUDGED_PLACES = [10, 10, 50];
 
 const STEPS = [0.1, 0.3, 1, 3];
 const SWEEPS = 2;

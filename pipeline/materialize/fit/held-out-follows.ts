@@ -4,8 +4,8 @@
  * newest follows are the nearest thing to that question the run holds.
  *
  * Profiles with at least two follows are sampled in the order of a hash of their dense id
- * (the same world samples the same profiles); each hides its newest tenth, at least one
- * (equal times in the hash's order). The hidden follows leave the graph whole: every path
+ * (the same world samples the same profiles), up to `sampleSize` of them and `maxFollows`
+ * follows in all; each hides its newest tenth, at least one (equal times in the hash's order). The hidden follows leave the graph whole: every path
  * through them is gone too, as everyone's next follows are unknown when the lists are made.
  *
  * A return of a hidden follow made after it is hidden with it: it did not exist yet. So is
@@ -28,7 +28,7 @@ export interface HeldOutFollows {
 
 export const HELD_OUT_SHARE = 0.1;
 
-export function heldOutFollows(g: FollowGraph, sampleSize: number, fold = 0, maxFollows = Infinity): HeldOutFollows {
+export function heldOutFollows(g: FollowGraph, sampleSize: number, maxFollows = Infinity): HeldOutFollows {
   const eligible: number[] = [];
   for (let p = 0; p < g.nodes; p++) if (g.outDegree(p) >= 2) eligible.push(p);
   eligible.sort((a, b) => mix32(a ^ 0x5bd1e995) - mix32(b ^ 0x5bd1e995) || a - b);
@@ -42,11 +42,8 @@ export function heldOutFollows(g: FollowGraph, sampleSize: number, fold = 0, max
     const edges = Array.from({ length: g.outDegree(p) }, (_, i) => start + i);
     edges.sort((a, b) => g.outTimes[b]! - g.outTimes[a]! || mix32(g.out.targets[a]! ^ p) - mix32(g.out.targets[b]! ^ p) || a - b);
     const share = Math.max(1, Math.round(HELD_OUT_SHARE * edges.length));
-    // Fold f rewinds the profile to before its f-th newest share of follows: those are to be
-    // found, and every newer one is gone too. A profile with too few follows sits it out.
-    if ((fold + 1) * share >= edges.length) continue;
-    const newest = edges.slice(fold * share, (fold + 1) * share);
-    for (const e of edges.slice(0, (fold + 1) * share)) {
+    const newest = edges.slice(0, share);
+    for (const e of newest) {
       hidden[e] = 1;
       const back = edgeBetween(g, g.out.targets[e]!, p);
       if (back >= 0 && (g.outTimes[back]! > g.outTimes[e]! || (pairs && g.outTimes[back] === g.outTimes[e]))) hidden[back] = 1;

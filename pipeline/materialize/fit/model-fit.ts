@@ -10,7 +10,6 @@
  * the default weights (ranking-model.ts).
  */
 import { mix32 } from '../../generate/random.ts';
-import type { FollowGraph } from '../graph/follow-graph.ts';
 import { followMoments } from '../graph/follow-moments.ts';
 import { FEATURE_COUNT, transformed } from '../rank/features.ts';
 import { Ranker, type RankSettings, type RankWorld } from '../rank/ranker.ts';
@@ -20,7 +19,7 @@ import { heldOutFollows } from './held-out-follows.ts';
 import { ascendToHits, hitsWithin } from './coordinate-ascent.ts';
 
 /** Follows a fit hides at most (where profiles follow many, fewer profiles than asked are sampled): plenty for a dozen weights. */
-const MAX_HELD_OUT = Number(process.env.FIT_MAX ?? 10_000);
+const MAX_HELD_OUT = 10_000;
 /** Hidden follows found among their profiles' candidates that a fit needs. */
 export const MIN_FOUND = 100;
 /** Alternatives to a profile's next follows: its best candidates under the default weights, and a sample of the rest. */
@@ -33,7 +32,7 @@ export const FIT_PLACES = 50;
 
 export interface FitReport {
   model: RankingModel;
-  /** Profiles sampled, and the follows they hid (over every fold). */
+  /** Profiles sampled, and the follows they hid. */
   profiles: number;
   heldOut: number;
   /** Hidden follows among their profiles' candidates (what any weights can find). */
@@ -46,20 +45,12 @@ export interface FitReport {
 
 export function fitModel(world: RankWorld, settings: RankSettings, sampleSize: number): FitReport {
   const started = performance.now();
-  // Folds share the cap on held-out follows: a small graph gets more folds, not more follows in all.
-  const folds: ReturnType<typeof heldOutFollows>[] = [];
-  for (let f = 0, left = MAX_HELD_OUT; f < foldsFor(world.follows, sampleSize) && left > 0; f++) {
-    const fold = heldOutFollows(world.follows, sampleSize, f, left);
-    folds.push(fold);
-    left -= fold.count;
-  }
+  const held = heldOutFollows(world.follows, sampleSize, MAX_HELD_OUT);
+  const ranker = new Ranker({ ...world, follows: held.graph, ...(world.moments ? { moments: followMoments(held.graph) } : {}) }, settings);
   const groups: ChoiceGroup[] = [];
-  for (const fold of folds) {
-    const ranker = new Ranker({ ...world, follows: fold.graph, ...(world.moments ? { moments: followMoments(fold.graph) } : {}) }, settings);
-    for (const [p, hidden] of fold.heldOut) {
-      const group = choiceGroup(ranker, p, hidden, DEFAULT_MODEL.weights);
-      if (group) groups.push(group);
-    }
+  for (const [p, hidden] of held.heldOut) {
+    const group = choiceGroup(ranker, p, hidden, DEFAULT_MODEL.weights);
+    if (group) groups.push(group);
   }
   const found = groups.reduce((n, g) => n + g.chosen, 0);
   let model: RankingModel = DEFAULT_MODEL;
@@ -69,27 +60,14 @@ export function fitModel(world: RankWorld, settings: RankSettings, sampleSize: n
   }
   return {
     model,
-    profiles: folds.reduce((n, f) => n + f.heldOut.size, 0),
-    heldOut: folds.reduce((n, f) => n + f.count, 0),
+    profiles: held.heldOut.size,
+    heldOut: held.count,
     candidates: found,
     foundByDefault: hitsWithin(groups, DEFAULT_MODEL.weights, FIT_PLACES),
     foundByFitted: hitsWithin(groups, model.weights, FIT_PLACES),
     seconds: (performance.now() - started) / 1000,
   };
 }
-
-/**
- * How many times a run rewinds its sampled profiles (held-out-follows.ts, folds): once where
- * the graph has `sampleSize` profiles to sample, more (at most MAX_FOLDS) where it has fewer,
- * so that a small graph's fit rests on about as many follows as a large one's.
- */
-function foldsFor(g: FollowGraph, sampleSize: number): number {
-  let eligible = 0;
-  for (let p = 0; p < g.nodes; p++) if (g.outDegree(p) >= 2) eligible++;
-  return Math.max(1, Math.min(MAX_FOLDS, Math.ceil(sampleSize / Math.max(1, eligible))));
-}
-
-const MAX_FOLDS = 3;
 
 /**
  * p's candidates on the fit's graph as a choice among them; undefined when none of its hidden
