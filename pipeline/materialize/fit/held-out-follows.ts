@@ -16,19 +16,21 @@
  */
 import { mix32 } from '../../generate/random.ts';
 import { FollowGraph } from '../graph/follow-graph.ts';
+import type { FollowMoments } from '../graph/follow-moments.ts';
 
 export interface HeldOutFollows {
   /** Sampled profiles, each with the followees it hid. */
   heldOut: Map<number, number[]>;
-  /** The graph without them. */
+  /** The graph without them, and its follows' moments where the graph has them. */
   graph: FollowGraph;
+  moments?: FollowMoments;
   /** Follows hidden in all. */
   count: number;
 }
 
 export const HELD_OUT_SHARE = 0.1;
 
-export function heldOutFollows(g: FollowGraph, sampleSize: number, maxFollows = Infinity): HeldOutFollows {
+export function heldOutFollows(g: FollowGraph, sampleSize: number, maxFollows = Infinity, moments?: FollowMoments): HeldOutFollows {
   const eligible: number[] = [];
   for (let p = 0; p < g.nodes; p++) if (g.outDegree(p) >= 2) eligible.push(p);
   eligible.sort((a, b) => mix32(a ^ 0x5bd1e995) - mix32(b ^ 0x5bd1e995) || a - b);
@@ -51,7 +53,7 @@ export function heldOutFollows(g: FollowGraph, sampleSize: number, maxFollows = 
     heldOut.set(p, newest.map((e) => g.out.targets[e]!));
     count += newest.length;
   }
-  return { heldOut, graph: withoutEdges(g, hidden), count };
+  return { heldOut, ...withoutEdges(g, hidden, moments), count };
 }
 
 /** A graph where at least this share of follows are returned is a graph of pairs. */
@@ -60,36 +62,66 @@ const PAIR_GRAPH_SHARE = 0.95;
 /** The share of follows whose followee follows back. */
 export function returnedShare(g: FollowGraph): number {
   let returned = 0;
+  const mark = new Uint32Array(g.nodes);
   for (let p = 0; p < g.nodes; p++) {
-    for (let i = g.out.offsets[p]!, end = g.out.offsets[p + 1]!; i < end; i++) if (edgeBetween(g, g.out.targets[i]!, p) >= 0) returned++;
+    // Whom p follows, marked; then each follower of p that p follows is a returned follow.
+    for (let i = g.out.offsets[p]!, end = g.out.offsets[p + 1]!; i < end; i++) mark[g.out.targets[i]!] = p + 1;
+    for (let i = g.in.offsets[p]!, end = g.in.offsets[p + 1]!; i < end; i++) if (mark[g.in.targets[i]!] === p + 1) returned++;
   }
   return g.edges === 0 ? 0 : returned / g.edges;
 }
 
-/** The position in g.out of the follow from -> to, or -1. */
+/** The position in g.out of the follow from -> to, or -1 (a scan of from's follows: the fit asks this of a few thousand). */
 function edgeBetween(g: FollowGraph, from: number, to: number): number {
-  // Lists are ordered by popularity, not id: scan the shorter side.
   const start = g.out.offsets[from]!;
   const end = g.out.offsets[from + 1]!;
   for (let i = start; i < end; i++) if (g.out.targets[i] === to) return i;
   return -1;
 }
 
-/** The graph without the out-edges marked in `hidden` (positions in g.out). */
-function withoutEdges(g: FollowGraph, hidden: Uint8Array): FollowGraph {
-  const kept = g.edges - hidden.reduce((n, h) => n + h, 0);
-  const from = new Uint32Array(kept);
-  const to = new Uint32Array(kept);
-  const times = new Uint32Array(kept);
-  let e = 0;
+/**
+ * The graph without the out-edges marked in `hidden` (positions in g.out), each list keeping
+ * its order: a copy, not a new sort (the few follows hidden barely move who is most followed);
+ * and the follows' moments, where given, for what is kept.
+ */
+function withoutEdges(g: FollowGraph, hidden: Uint8Array, moments?: FollowMoments): { graph: FollowGraph; moments?: FollowMoments } {
+  // Followers to drop from each followee's list.
+  const droppedFollowers = new Map<number, Set<number>>();
   for (let p = 0; p < g.nodes; p++) {
     for (let i = g.out.offsets[p]!, end = g.out.offsets[p + 1]!; i < end; i++) {
-      if (hidden[i]) continue;
-      from[e] = p;
-      to[e] = g.out.targets[i]!;
-      times[e] = g.outTimes[i]!;
-      e++;
+      if (!hidden[i]) continue;
+      const followee = g.out.targets[i]!;
+      let set = droppedFollowers.get(followee);
+      if (!set) droppedFollowers.set(followee, (set = new Set()));
+      set.add(p);
     }
   }
-  return FollowGraph.of(g.nodes, from, to, times);
+  const out = keptLists(g.out.offsets, [g.out.targets, g.outTimes, ...(moments ? [moments.outMoments] : [])], (_, i) => hidden[i] === 1);
+  const into = keptLists(g.in.offsets, [g.in.targets, g.inTimes], (p, i) => droppedFollowers.get(p)?.has(g.in.targets[i]!) === true);
+  const graph = new FollowGraph({
+    nodes: g.nodes,
+    out: { offsets: out.offsets, targets: out.columns[0] as Uint32Array },
+    outTimes: out.columns[1] as Uint32Array,
+    in: { offsets: into.offsets, targets: into.columns[0] as Uint32Array },
+    inTimes: into.columns[1] as Uint32Array,
+    popularOrder: g.popularOrder,
+  });
+  return { graph, ...(moments ? { moments: { outMoments: out.columns[2] as Uint16Array, starts: moments.starts } } : {}) };
+}
+
+/** The CSR lists without the entries `dropped` names, each column beside them copied alike. */
+function keptLists(offsets: Uint32Array, columns: (Uint32Array | Uint16Array)[], dropped: (p: number, i: number) => boolean) {
+  const nodes = offsets.length - 1;
+  const keptOffsets = new Uint32Array(nodes + 1);
+  const kept = columns.map((c) => new (c.constructor as new (n: number) => Uint32Array | Uint16Array)(c.length));
+  let at = 0;
+  for (let p = 0; p < nodes; p++) {
+    for (let i = offsets[p]!, end = offsets[p + 1]!; i < end; i++) {
+      if (dropped(p, i)) continue;
+      for (let c = 0; c < columns.length; c++) kept[c]![at] = columns[c]![i]!;
+      at++;
+    }
+    keptOffsets[p + 1] = at;
+  }
+  return { offsets: keptOffsets, columns: kept.map((c) => c.slice(0, at)) };
 }

@@ -10,7 +10,6 @@
  * the default weights (ranking-model.ts).
  */
 import { mix32 } from '../../generate/random.ts';
-import { followMoments } from '../graph/follow-moments.ts';
 import { FEATURE_COUNT, transformed } from '../rank/features.ts';
 import { Ranker, type RankSettings, type RankWorld } from '../rank/ranker.ts';
 import { DEFAULT_MODEL, scoreOf, type RankingModel } from '../rank/ranking-model.ts';
@@ -25,6 +24,8 @@ export const MIN_FOUND = 100;
 /** Alternatives to a profile's next follows: its best candidates under the default weights, and a sample of the rest. */
 const HARD_ALTERNATIVES = 100;
 const SAMPLED_ALTERNATIVES = 100;
+/** Hidden follows the coordinate ascent counts places of (its cost grows with them; the sign test keeps it from chasing noise). */
+const ASCENT_FOLLOWS = 10_000;
 /** How strongly the logit's weights are drawn towards the defaults. */
 const PRIOR_STRENGTH = 5;
 /** The first places where the report counts a hidden follow as found. */
@@ -45,8 +46,8 @@ export interface FitReport {
 
 export function fitModel(world: RankWorld, settings: RankSettings, sampleSize: number): FitReport {
   const started = performance.now();
-  const held = heldOutFollows(world.follows, sampleSize, MAX_HELD_OUT);
-  const ranker = new Ranker({ ...world, follows: held.graph, ...(world.moments ? { moments: followMoments(held.graph) } : {}) }, settings);
+  const held = heldOutFollows(world.follows, sampleSize, MAX_HELD_OUT, world.moments);
+  const ranker = new Ranker({ ...world, follows: held.graph, ...(held.moments ? { moments: held.moments } : {}) }, settings);
   const groups: ChoiceGroup[] = [];
   for (const [p, hidden] of held.heldOut) {
     const group = choiceGroup(ranker, p, hidden, DEFAULT_MODEL.weights);
@@ -56,7 +57,7 @@ export function fitModel(world: RankWorld, settings: RankSettings, sampleSize: n
   let model: RankingModel = DEFAULT_MODEL;
   if (found >= MIN_FOUND) {
     const likely = fitConditionalLogit(groups, DEFAULT_MODEL.weights, PRIOR_STRENGTH).weights;
-    model = { weights: ascendToHits(groups, likely).weights, source: 'fitted' };
+    model = { weights: ascendToHits(upTo(groups, ASCENT_FOLLOWS), likely).weights, source: 'fitted' };
   }
   return {
     model,
@@ -110,3 +111,15 @@ function best(items: readonly number[], values: Float64Array, k: number): number
   return [...above, ...at].map((i) => items[i]!);
 }
 
+
+/** The first groups (the sample is in a hash's order) holding about `follows` hidden follows. */
+function upTo(groups: readonly ChoiceGroup[], follows: number): ChoiceGroup[] {
+  const kept: ChoiceGroup[] = [];
+  let count = 0;
+  for (const g of groups) {
+    if (count >= follows) break;
+    kept.push(g);
+    count += g.chosen;
+  }
+  return kept;
+}
