@@ -11,7 +11,7 @@ import { CandidateTable } from './candidate-table.ts';
 import { F, FEATURE_COUNT } from './features.ts';
 import { addFollowers, addPaths } from './path-sources.ts';
 import { scoreOf, type RankingModel } from './ranking-model.ts';
-import { hasNamedReason, reasonOf, REASON, type ReasonColumns } from './reasons.ts';
+import { reasonOf, REASON, type ReasonColumns } from './reasons.ts';
 import { addSignals } from './signal-sources.ts';
 import { ownFactsOf, type OwnFacts } from './own-facts.ts';
 import { WalkScratch } from './walk-source.ts';
@@ -104,7 +104,6 @@ export class Ranker {
     const inDegree = this.world.follows.in.offsets;
     const popularity = (c: number) => inDegree[c + 1]! - inDegree[c]!;
     for (let s = 0; s < count; s++) scores[s] = scoreOf(weights, table.features, s * FEATURE_COUNT);
-    if (process.env.NAMED_ONLY) for (let s = 0; s < count; s++) if (!hasNamedReason(table, s)) scores[s] = -1e9;
     // Best first; equal scores to the more followed, then the lower id.
     const better = (a: number, b: number) =>
       scores[b]! - scores[a]! || popularity(table.candidate[b]!) - popularity(table.candidate[a]!) || table.candidate[a]! - table.candidate[b]!;

@@ -106,14 +106,3 @@ export function reasonOf(table: CandidateTable, slot: number, weights: readonly 
   out.subject[at] = subject;
   out.chainId[at] = kind === REASON.counterparty ? chainId : 0;
 }
-
-/** Whether any reason but `network` can be given for the slot. */
-export function hasNamedReason(table: CandidateTable, slot: number): boolean {
-  return (
-    table.friend[slot] !== NO_SLOT ||
-    table.get(slot, F.follows_you) > 0 ||
-    table.collection[slot] !== NO_SLOT ||
-    table.get(slot, F.counterparty) > 0 ||
-    table.get(slot, F.social) > 0
-  );
-}
