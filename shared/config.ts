@@ -47,9 +47,9 @@ export const configSchema = z.object({
     .refine((v) => v === '' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v), 'must be a plain identifier (letters, digits, _)'),
 
   /**
-   * On a cluster: every node's HTTP address (comma-separated), for the nightly run to spread
-   * its buckets over (bucket b on node b mod n: pipeline/materialize/bucket-nodes.ts). Unset:
-   * every bucket runs on CLICKHOUSE_URL's node.
+   * On a cluster: every node's HTTP address (comma-separated), for what must reach each node
+   * or each shard's leader (replication waits, compaction, a retried bucket's partition drop,
+   * migrations' ALTERs of local tables). Unset: those go through CLICKHOUSE_URL's node.
    */
   CLICKHOUSE_NODE_URLS: csvList.pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be http:// or https:// URLs, comma-separated' }))),
 

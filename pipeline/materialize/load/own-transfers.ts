@@ -69,7 +69,26 @@ export function keyOf(table: TransferTable): SqlFragment {
 /** Past this many rows of one table touching its addresses, a caller's transfers are found as its statements run (the subquery, not the keys written out): about 5 MB of statement. */
 const MAX_WRITTEN_OUT_TRANSFERS = 50_000;
 
-const transferKeyRow = z.record(z.string(), z.union([z.string(), z.number()]));
+const keyRow = z.object({
+  source: z.enum(['transactions', 'token_transfers', 'nft_transfers']),
+  chain_id: z.coerce.number(),
+  tx_hash: z.string(),
+  log_index: z.coerce.number(),
+  token_id: z.string(),
+});
+
+/**
+ * The keys of every table's rows that touch `addresses`, in one statement (a newcomer waits for
+ * it): at most MAX_WRITTEN_OUT_TRANSFERS + 1 per table, which tells a table with more.
+ */
+export function allTransferKeysSql(addresses: readonly string[]): SqlFragment {
+  const hashes = inList(addresses.map((address) => sql`cityHash64(${address})`));
+  return sql`
+    SELECT source, chain_id, tx_hash, log_index, token_id FROM transfers_by_address
+    WHERE address_hash IN ${hashes} AND address IN ${inList(addresses)}
+    GROUP BY source, chain_id, tx_hash, log_index, token_id
+    LIMIT ${MAX_WRITTEN_OUT_TRANSFERS + 1} BY source`;
+}
 
 /**
  * The caller's own transfers with their keys read once and written out: the set a subquery
@@ -79,15 +98,15 @@ const transferKeyRow = z.record(z.string(), z.union([z.string(), z.number()]));
  */
 export async function writtenOutTransfers(ch: ClickHouse, addresses: readonly string[], settings: QuerySettings): Promise<OwnTransfers> {
   const found = ownTransfersSql(addresses);
-  const written = async (table: TransferTable): Promise<SqlFragment> => {
-    const rows = await ch.query(sql`${transferKeysSql(table, addresses)} LIMIT ${MAX_WRITTEN_OUT_TRANSFERS + 1}`, transferKeyRow, settings);
-    if (rows.length > MAX_WRITTEN_OUT_TRANSFERS) return found.touching[table];
-    if (rows.length === 0) return sql`0`;
-    const tuple = (row: z.infer<typeof transferKeyRow>) => new SqlFragment(`(${TRANSFER_KEYS[table].map((column) => literal(row[column]!)).join(', ')})`);
-    return sql`(${keyOf(table)}) IN ${inList(rows.map(tuple))}`;
+  const keys: Record<TransferTable, string[]> = { transactions: [], token_transfers: [], nft_transfers: [] };
+  for (const row of await ch.query(allTransferKeysSql(addresses), keyRow, settings)) {
+    const values = { chain_id: row.chain_id, hash: row.tx_hash, tx_hash: row.tx_hash, log_index: row.log_index, token_id: row.token_id };
+    keys[row.source].push(`(${TRANSFER_KEYS[row.source].map((column) => literal(values[column])).join(', ')})`);
+  }
+  const touching = (table: TransferTable): SqlFragment => {
+    if (keys[table].length > MAX_WRITTEN_OUT_TRANSFERS) return found.touching[table];
+    if (keys[table].length === 0) return sql`0`;
+    return sql`(${keyOf(table)}) IN ${inList(keys[table].map((tuple) => new SqlFragment(tuple)))}`;
   };
-  // One table after another, as the statements of one list run.
-  const touching = {} as OwnTransfers['touching'];
-  for (const table of TRANSFER_TABLES) touching[table] = await written(table);
-  return { addresses, touching };
+  return { addresses, touching: { transactions: touching('transactions'), token_transfers: touching('token_transfers'), nft_transfers: touching('nft_transfers') } };
 }

@@ -48,15 +48,19 @@ export async function processOnDemand(deps: OnDemandDeps, job: Job): Promise<OnD
 
 export async function listOnDemand(deps: OnDemandDeps, snapshotId: number, profileId: string): Promise<OnDemandResult> {
   const { clickhouse: ch, config } = deps;
-  const listed = await listedRows(ch, snapshotId, profileId);
+  const loaded = (await deps.worlds.newest()) ?? (await deps.worlds.forSnapshot(snapshotId));
+  const settings = engineSettings(config);
+  // The caller's facts are read while the snapshot is asked whether it has the list: the
+  // usual answer is no, and a newcomer waits for both.
+  const [listed, own] = await Promise.all([
+    listedRows(ch, snapshotId, profileId),
+    readOwnFacts(ch, loaded.world, profileId, settings.load, materializeQuerySettings(config)),
+  ]);
   // A list the snapshot holds (a nightly one, or one an earlier attempt computed) is republished as it is.
   if (listed.nightly + listed.onDemand > 0) {
     await publishLists(ch, deps.serving, snapshotId, sql`profile_id = ${profileId}`, config.SERVING_DEPTH, [profileId]);
     return { rows: listed.nightly + listed.onDemand, computed: false };
   }
-  const loaded = (await deps.worlds.newest()) ?? (await deps.worlds.forSnapshot(snapshotId));
-  const settings = engineSettings(config);
-  const own = await readOwnFacts(ch, loaded.world, profileId, settings.load, materializeQuerySettings(config));
   const encoder = new ListEncoder(loaded.names, snapshotId, ON_DEMAND_BUCKET, config.SERVING_DEPTH);
   // No profile has that id (yet): an empty list, so that the API stops asking.
   encoder.add(profileId, own ? rankerOf(loaded).rank(own, await modelOf(ch, snapshotId)) : EMPTY_LIST);
