@@ -2,11 +2,13 @@
  * A list computed on demand (run/on-demand-lists.ts) for a profile newer than the snapshot:
  * ranked from the world the worker holds, with the caller's own facts read live.
  */
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listOnDemand, ON_DEMAND_BUCKET, type OnDemandDeps } from '../../pipeline/materialize/run/on-demand-lists.ts';
 import { WorldCache } from '../../pipeline/materialize/run/loaded-world.ts';
 import { createServingWriter } from '../../pipeline/serving/serving-writer.ts';
+import { startWorkers } from '../../pipeline/workers.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { decodeServedList } from '../../shared/serving.ts';
 import { Redis } from 'ioredis';
@@ -100,5 +102,18 @@ describe('a list computed on demand', () => {
 
   it('answers an empty list for an id no profile has, so that the API stops asking', async () => {
     expect(await listOnDemand(deps, snapshotId, 'p_nobody')).toEqual({ rows: 0, computed: true });
+  });
+});
+
+describe('a worker process', () => {
+  it('loads the newest ready snapshot\'s world as it starts, before any newcomer waits for it', async () => {
+    const lines: { msg?: string; snapshotId?: number }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const workers = await startWorkers(env.config, logger, { kinds: [], maintenance: false, materialize: true });
+    try {
+      await expect.poll(() => lines.find((l) => l.msg === 'world loaded')?.snapshotId, { timeout: 30_000 }).toBe(snapshotId);
+    } finally {
+      await workers.close();
+    }
   });
 });

@@ -64,7 +64,9 @@ export class WorldCache {
     return this.held?.loading.catch(() => undefined);
   }
 
+  /** Waits for a load in progress (its statements are ClickHouse's until they end), then stops the threads. */
   async close(): Promise<void> {
+    await this.held?.loading.catch(() => undefined);
     await Promise.all(this.pools.map((pool) => pool.close()));
     this.pools = [];
     this.held = undefined;

@@ -12,6 +12,7 @@ import type { Config } from '../../../shared/config.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { COLD_START_QUEUE, MATERIALIZE_QUEUE, MATERIALIZE_STEPS_QUEUE } from '../../../shared/queues.ts';
 import { createServingWriter } from '../../serving/serving-writer.ts';
+import { listSnapshots } from '../publish/snapshots.ts';
 import { WorldCache } from './loaded-world.ts';
 import { processRun } from './materialize-run.ts';
 import { processStep } from './materialize-steps.ts';
@@ -71,6 +72,7 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
     lockDuration: LOCK_MS,
     name: 'soulgraph-cold-start',
   });
+  void loadNewestWorld(deps, worlds);
   return {
     workers: [runWorker, stepWorker, coldStartWorker],
     async close() {
@@ -81,4 +83,18 @@ export async function createMaterializeWorkers(deps: MaterializeWorkerDeps): Pro
       await serving.close();
     },
   };
+}
+
+/**
+ * Lists on demand rank from a resident world: a process that starts where a snapshot is ready
+ * loads that snapshot's world now, not while the first newcomer waits (seconds at 100 k
+ * profiles, past COLD_START_WAIT_MS). A failure here only delays that to the first list.
+ */
+async function loadNewestWorld(deps: MaterializeWorkerDeps, worlds: WorldCache): Promise<void> {
+  try {
+    const ready = (await listSnapshots(deps.clickhouse)).filter((s) => s.status === 'ready').at(-1);
+    if (ready && !worlds.holds(ready.snapshot_id)) await worlds.forSnapshot(ready.snapshot_id);
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'the newest world was not loaded at start: the first list on demand loads it');
+  }
 }
