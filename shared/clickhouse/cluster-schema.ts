@@ -12,8 +12,8 @@
  *   collapses them: a retried insert never shows twice.
  * - everywhere: one Replicated* table `<name>` whose replicas are all nodes (ZooKeeper path
  *   under /all/): small tables every node joins or checks locally (labels, collections,
- *   issuers, API keys, snapshot status, chain state) and the nightly run's working set, so
- *   that any node can compute any bucket of profiles without reading another shard.
+ *   issuers, API keys, snapshot status, ranking models, chain state), and the SQL ranking's
+ *   old working set (mat_*) until migration 057 drops it.
  *
  * A table the plan does not name stops the migration: a new table must choose its placement.
  */

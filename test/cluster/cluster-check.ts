@@ -82,8 +82,6 @@ const PROFILES_PER_BUCKET = 100;
 const API_SETTINGS = {
   LOG_LEVEL: 'silent',
   REC_PROFILES_PER_BUCKET: String(PROFILES_PER_BUCKET),
-  // Every list reordered by paths no reason can name, so that their reads are checked on the cluster too.
-  REC_UNNAMED_PATHS: 'always',
   CURSOR_SECRET: randomBytes(32).toString('hex'),
   API_SIGNING_KEYS: JSON.stringify([await generateSigningKeyJwk('cluster-check')]),
 };
