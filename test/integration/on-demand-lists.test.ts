@@ -9,6 +9,10 @@ import { listOnDemand, ON_DEMAND_BUCKET, type OnDemandDeps } from '../../pipelin
 import { WorldCache } from '../../pipeline/materialize/run/loaded-world.ts';
 import { createServingWriter } from '../../pipeline/serving/serving-writer.ts';
 import { startWorkers } from '../../pipeline/workers.ts';
+import { engineSettings, materializeQuerySettings } from '../../pipeline/materialize/engine-settings.ts';
+import { readOwnFacts } from '../../pipeline/materialize/load/own-facts-reader.ts';
+import { rankingModelOf } from '../../pipeline/materialize/publish/ranking-models.ts';
+import { Ranker, type RankedList } from '../../pipeline/materialize/rank/ranker.ts';
 import { sql } from '../../shared/clickhouse/sql-literal.ts';
 import { decodeServedList } from '../../shared/serving.ts';
 import { Redis } from 'ioredis';
@@ -103,6 +107,27 @@ describe('a list computed on demand', () => {
   it('answers an empty list for an id no profile has, so that the API stops asking', async () => {
     expect(await listOnDemand(deps, snapshotId, 'p_nobody')).toEqual({ rows: 0, computed: true });
   });
+});
+
+describe('the facts read live for a list on demand', () => {
+  it('rank every profile of the world exactly as the world itself does: same candidates, scores and reasons', async () => {
+    const loaded = await deps.worlds.forSnapshot(snapshotId);
+    const model = await rankingModelOf(env.ch, snapshotId);
+    const settings = engineSettings(env.config);
+    const ranker = new Ranker(loaded.world, loaded.settings);
+    const plain = (list: RankedList) =>
+      Array.from({ length: list.length }, (_, i) => [list.candidate[i], list.score[i]!.toFixed(9), list.kind[i], list.subject[i], list.chainId[i]].join(' '));
+    let compared = 0;
+    // The small world's profiles, whose facts cover every signal (the crowd follows nobody).
+    for (const [p, id] of loaded.world.profiles.ids.entries()) {
+      if (id.startsWith('p_crowd_')) continue;
+      const fromWorld = plain(ranker.rank(p, model));
+      const own = await readOwnFacts(env.ch, loaded.world, id, settings.load, materializeQuerySettings(env.config));
+      expect(plain(ranker.rank(own!, model)), id).toEqual(fromWorld);
+      compared++;
+    }
+    expect(compared).toBe(loaded.world.profiles.size - CROWD.length);
+  }, 60_000);
 });
 
 describe('a worker process', () => {

@@ -96,7 +96,7 @@ export function signalGraphs(
 }
 
 /** One row per pair (from < to after ordering): weights summed, transfers counted, the newest time, and the chain with most weight. */
-function combinedPairs(pairs: CounterpartyPairs): CounterpartyPairs {
+export function combinedPairs(pairs: CounterpartyPairs): CounterpartyPairs {
   const byPair = new Map<number, number>();
   const from: number[] = [];
   const to: number[] = [];

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { ClickHouse, QuerySettings } from '../../../shared/clickhouse/client.ts';
 import { momentAt } from '../graph/follow-moments.ts';
+import { combinedPairs } from '../graph/signal-graphs.ts';
 import type { World } from '../graph/world.ts';
 import type { OwnFacts } from '../rank/own-facts.ts';
 import { GrowableFloat64, GrowableUint32 } from './growable.ts';
@@ -18,6 +19,9 @@ import { writtenOutTransfers } from './own-transfers.ts';
 import { readRows } from './row-binary.ts';
 
 const profileRow = z.object({ addresses: z.array(z.string()), address_hashes: z.array(z.string().regex(/^\d+$/)), social_username: z.string() });
+
+/** The caller's end of its counterparty pairs: above every profile's number, so never one of them. */
+const CALLER = 0xffff_ffff;
 
 /** A UInt64 written in decimal as the two 32-bit words RowBinary gives it in. */
 function words(decimal: string): [lo: number, hi: number] {
@@ -78,7 +82,8 @@ async function readSocial(ch: ClickHouse, world: World, handle: string, settings
 /** The caller's counterparties among the world's profiles (one row per profile: chains combined as a run does) and its eligible collections. */
 async function readTransfers(ch: ClickHouse, world: World, addresses: string[], rules: InputRules, settings: QuerySettings) {
   const own = await writtenOutTransfers(ch, addresses, settings);
-  const byProfile = new Map<number, { weight: number; chainId: number; chainWeight: number; transfers: number; last: number }>();
+  // One row per counterparty profile and chain, combined per profile as a run combines pairs.
+  const pairs = { from: new GrowableUint32(), to: new GrowableUint32(), chainId: new GrowableUint32(), transfers: new GrowableUint32(), last: new GrowableUint32(), weight: new GrowableFloat64() };
   const holdings = new Set<number>();
   await Promise.all([
     readRows(ch.rowBinary(ownCounterpartiesSql(rules, world.asOf, own), settings), (row) => {
@@ -91,15 +96,12 @@ async function readTransfers(ch: ClickHouse, world: World, addresses: string[], 
       const c = world.addresses.lookup(lo, hi);
       // Hubs, exchanges and the like count for nobody, as in the run.
       if (c < 0 || world.excluded.lookup(lo, hi) >= 0) return;
-      const held = byProfile.get(c) ?? { weight: 0, chainId, chainWeight: -1, transfers: 0, last: 0 };
-      held.weight += weight;
-      held.transfers += transfers;
-      held.last = Math.max(held.last, last);
-      if (weight > held.chainWeight || (weight === held.chainWeight && chainId < held.chainId)) {
-        held.chainWeight = weight;
-        held.chainId = chainId;
-      }
-      byProfile.set(c, held);
+      pairs.from.push(c);
+      pairs.to.push(CALLER);
+      pairs.chainId.push(chainId);
+      pairs.transfers.push(transfers);
+      pairs.last.push(last);
+      pairs.weight.push(weight);
     }),
     readRows(ch.rowBinary(ownHoldingsSql(own), settings), (row) => {
       const chainId = row.uint32();
@@ -108,20 +110,19 @@ async function readTransfers(ch: ClickHouse, world: World, addresses: string[], 
       if (collection !== undefined) holdings.add(collection);
     }),
   ]);
-  const profiles = new GrowableUint32();
-  const weights = new GrowableFloat64();
-  const chains = new GrowableUint32();
-  const counts = new GrowableUint32();
-  const lasts = new GrowableUint32();
-  for (const [c, held] of [...byProfile].sort((a, b) => a[0] - b[0])) {
-    profiles.push(c);
-    weights.push(held.weight);
-    chains.push(held.chainId);
-    counts.push(held.transfers);
-    lasts.push(held.last);
-  }
+  const combined = combinedPairs({
+    from: pairs.from.done(),
+    to: pairs.to.done(),
+    chainId: pairs.chainId.done(),
+    transfers: pairs.transfers.done(),
+    last: pairs.last.done(),
+    weight: pairs.weight.done(),
+  });
+  // Each pair is (counterparty, CALLER), the counterparty the smaller: in the counterparties' order.
+  const order = Array.from(combined.from.keys()).sort((a, b) => combined.from[a]! - combined.from[b]!);
+  const pick = <T extends Uint32Array | Float64Array>(values: T): T => values.map((_, i) => values[order[i]!]!) as T;
   return {
-    counterparties: { profile: profiles.done(), weight: weights.done(), chainId: chains.done(), transfers: counts.done(), last: lasts.done() },
+    counterparties: { profile: pick(combined.from), weight: pick(combined.weight), chainId: pick(combined.chainId), transfers: pick(combined.transfers), last: pick(combined.last) },
     holdings: Uint32Array.from([...holdings].sort((a, b) => a - b)),
   };
 }
